@@ -1,0 +1,114 @@
+// fatcl's offline compiler: OpenCL C -> validated SPIR-V variants, and the
+// bundle (manifest + embedding source) that a product links.
+//
+// The route per variant, chosen so that every module validates:
+//   clang-15 -cl-std=CL1.2 -target spir64 -O0 -emit-llvm
+//   llvm-spirv-15 --spirv-max-version=1.0
+//   SPIRV-Tools validation under the OpenCL environment the module declares.
+// Why -O0: llvm-spirv-15 writes basic blocks in LLVM's layout order, and
+// SPIR-V requires every block to appear after the blocks that dominate it.
+// clang emits blocks in source order, which satisfies that; -O2's loop passes
+// leave e.g. an outer-loop latch before the inner loop that dominates it
+// (TILE=32: "appears in the binary before its dominator"). -O3 happened to
+// validate only because it fully unrolled that inner loop. Drivers optimise
+// SPIR-V when they build it, so nothing is lost at run time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fatcl/manifest.hpp"
+
+namespace fatcl {
+
+// The external tools of the route. Names are looked up on PATH unless they
+// contain a '/'.
+struct Toolchain {
+  std::string clang = "clang-15";
+  std::string llvm_spirv = "llvm-spirv-15";
+
+  // Version line of each tool (and of the linked SPIRV-Tools library), for
+  // the manifest. Throws fatcl::Error naming a tool that does not run.
+  std::map<std::string, std::string> versions() const;
+};
+
+struct VariantRequest {
+  std::string family;  // e.g. "matmul_tiled"
+  std::string kernel;  // kernel function the module must contain
+  std::filesystem::path source;
+  std::vector<std::filesystem::path> include_dirs;        // for quoted #includes
+  std::vector<std::pair<std::string, long long>> params;  // e.g. {{"TILE", 16}}
+  // Extra clang flags appended after fatcl's own (experiments only: e.g.
+  // "-O2" reproduces the invalid TILE=32 module; validation still runs).
+  std::vector<std::string> extra_clang_flags;
+  std::string spirv_max_version = "1.0";
+};
+
+struct CompiledVariant {
+  Manifest manifest;  // the family's manifest with just this variant
+  std::vector<std::uint32_t> spirv;
+  std::vector<std::filesystem::path> inputs;  // source and headers read
+};
+
+// "matmul_tiled_TILE16" for family "matmul_tiled" and {{"TILE", 16}}.
+std::string variant_name(const std::string& family,
+                         const std::vector<std::pair<std::string, long long>>& params);
+
+// The OpenCL C source with quoted #includes inlined (each file once, with
+// #line markers), so that the source fallback needs no files at run time.
+// Fills `inputs` with every file read. Throws fatcl::Error naming a missing
+// include.
+std::string self_contained_source(const std::filesystem::path& source,
+                                  const std::vector<std::filesystem::path>& include_dirs,
+                                  std::vector<std::filesystem::path>* inputs = nullptr);
+
+// Compiles, translates and validates one variant. Throws fatcl::Error whose
+// message starts with "variant <name>: " and carries the compiler's or the
+// validator's own message.
+CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest& request);
+
+// What fatcl reads off a SPIR-V module.
+struct ModuleInfo {
+  std::string version;                                       // "1.0"
+  std::string target_env;                                    // "opencl1.2", from OpSource
+  std::vector<std::string> capabilities;                     // in module order
+  std::vector<std::string> entry_points;                     // kernel names
+  std::array<std::size_t, 3> reqd_work_group_size{0, 0, 0};  // of `kernel`
+  std::size_t local_mem_bytes = 0;                           // module-scope Workgroup variables
+};
+
+// Reads the module; `kernel` selects whose LocalSize is reported. Throws
+// fatcl::Error if the words are not a SPIR-V module.
+ModuleInfo inspect_module(const std::vector<std::uint32_t>& spirv, const std::string& kernel);
+
+// Validates with SPIRV-Tools under `target_env` (a spirv-val --target-env
+// name, e.g. "opencl1.2"); an empty env means the one the module declares.
+// Throws fatcl::Error with the validator's messages.
+void validate_module(const std::vector<std::uint32_t>& spirv, std::string target_env = "");
+
+// Hex SHA-256 of bytes.
+std::string sha256_hex(const void* data, std::size_t size);
+
+// Writes the family bundle into `out_dir`, each file whole or not at all:
+//   manifest.json, <variant>.spv for each variant, <family>.embed.cpp and
+//   <family>.hpp declaring `const fatcl::EmbeddedFamily& <ns>::<family>()`.
+// `variants` are single-variant manifests (as compile_variant returns) with
+// their modules; they must agree on family, kernel, flags and toolchain.
+struct BundleInput {
+  std::vector<std::pair<Manifest, std::vector<std::uint32_t>>> variants;
+  std::string source;  // self-contained OpenCL C
+  std::string cpp_namespace = "fatcl_kernels";
+};
+Manifest write_bundle(const BundleInput& input, const std::filesystem::path& out_dir);
+
+// Reads/writes files whole; write_file_atomic renames a temporary into place.
+std::vector<std::uint32_t> read_spirv(const std::filesystem::path& path);
+std::string read_text(const std::filesystem::path& path);
+void write_file_atomic(const std::filesystem::path& path, const void* data, std::size_t size);
+
+}  // namespace fatcl

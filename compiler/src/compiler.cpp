@@ -1,0 +1,350 @@
+#include "fatcl/compiler.hpp"
+
+#include <openssl/evp.h>
+#include <spirv-tools/libspirv.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "fatcl/error.hpp"
+#include "process.hpp"
+
+namespace fs = std::filesystem;
+
+namespace fatcl {
+namespace {
+
+constexpr const char* kGenerator = "fatcl-compile 0.1.0";
+constexpr const char* kLanguage = "CL1.2";
+const std::vector<std::string> kClangFlags = {
+    "-cl-std=CL1.2", "-target", "spir64-unknown-unknown",
+    "-O0",           "-Xclang", "-finclude-default-header"};
+
+std::string first_line_with(const std::string& text, const std::string& needle) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(needle) != std::string::npos) {
+      line.erase(0, line.find_first_not_of(" \t"));
+      return line;
+    }
+  }
+  return "";
+}
+
+std::string tail_lines(const std::string& text, std::size_t max_lines = 30) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string out;
+  std::size_t start = lines.size() > max_lines ? lines.size() - max_lines : 0;
+  for (std::size_t i = start; i < lines.size(); ++i) out += "  " + lines[i] + "\n";
+  return out;
+}
+
+detail::ProcessResult run_tool(const std::vector<std::string>& argv, const std::string& what) {
+  detail::ProcessResult r = detail::run_process(argv);
+  if (r.exit_code != 0) {
+    std::string cmd;
+    for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+    throw Error(what + " failed (exit " + std::to_string(r.exit_code) + "): " + cmd + "\n" +
+                tail_lines(r.output));
+  }
+  return r;
+}
+
+fs::path find_include(const std::string& name, const fs::path& from,
+                      const std::vector<fs::path>& include_dirs) {
+  std::vector<fs::path> dirs{from.parent_path()};
+  dirs.insert(dirs.end(), include_dirs.begin(), include_dirs.end());
+  for (const fs::path& d : dirs) {
+    fs::path candidate = d / name;
+    if (fs::is_regular_file(candidate)) return fs::weakly_canonical(candidate);
+  }
+  return {};
+}
+
+void inline_file(const fs::path& file, const std::vector<fs::path>& include_dirs,
+                 std::set<fs::path>& seen, std::vector<fs::path>& inputs, std::string& out,
+                 bool& inlined_any) {
+  seen.insert(fs::weakly_canonical(file));
+  inputs.push_back(file);
+  std::string text = read_text(file);
+  std::istringstream in(text);
+  std::string pending;  // lines since the last marker, emitted lazily
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    std::string trimmed = line.substr(std::min(line.size(), line.find_first_not_of(" \t")));
+    std::size_t q1 = std::string::npos;
+    if (trimmed.rfind("#include", 0) == 0) q1 = trimmed.find('"');
+    if (q1 == std::string::npos) {
+      out += line + "\n";
+      continue;
+    }
+    std::size_t q2 = trimmed.find('"', q1 + 1);
+    std::string name = trimmed.substr(q1 + 1, q2 - q1 - 1);
+    fs::path header = find_include(name, file, include_dirs);
+    if (header.empty()) {
+      throw Error(file.string() + ":" + std::to_string(line_no) + ": #include \"" + name +
+                  "\" not found (searched next to the file and the include directories)");
+    }
+    inlined_any = true;
+    if (seen.count(header) == 0) {
+      out += "#line 1 \"" + header.filename().string() + "\"\n";
+      inline_file(header, include_dirs, seen, inputs, out, inlined_any);
+    }
+    out += "#line " + std::to_string(line_no + 1) + " \"" + file.filename().string() + "\"\n";
+  }
+}
+
+std::string hex_byte_table(const std::vector<std::uint32_t>& words) {
+  std::string out;
+  char buf[8];
+  std::size_t n = 0;
+  for (std::uint32_t w : words) {
+    for (int b = 0; b < 4; ++b) {
+      std::snprintf(buf, sizeof buf, "0x%02x,", (w >> (8 * b)) & 0xffu);
+      out += (n % 16 == 0) ? "\n    " : " ";
+      out += buf;
+      ++n;
+    }
+  }
+  return out;
+}
+
+std::string raw_string(const std::string& text, const std::string& what) {
+  const std::string delim = "fatcl";
+  if (text.find(")" + delim + "\"") != std::string::npos) {
+    throw Error(what + " contains the raw-string terminator )" + delim + "\"");
+  }
+  return "R\"" + delim + "(" + text + ")" + delim + "\"";
+}
+
+void write_text_atomic(const fs::path& path, const std::string& text) {
+  write_file_atomic(path, text.data(), text.size());
+}
+
+}  // namespace
+
+std::map<std::string, std::string> Toolchain::versions() const {
+  std::map<std::string, std::string> v;
+  v["clang"] = first_line_with(run_tool({clang, "--version"}, clang).output, "version");
+  v["llvm-spirv"] =
+      first_line_with(run_tool({llvm_spirv, "--version"}, llvm_spirv).output, "version");
+  v["spirv-tools"] = spvSoftwareVersionString();
+  return v;
+}
+
+std::string variant_name(const std::string& family,
+                         const std::vector<std::pair<std::string, long long>>& params) {
+  std::string name = family;
+  for (const auto& [k, v] : params) {
+    name += "_" + k + (v < 0 ? "m" + std::to_string(-v) : std::to_string(v));
+  }
+  return name;
+}
+
+std::string self_contained_source(const fs::path& source, const std::vector<fs::path>& include_dirs,
+                                  std::vector<fs::path>* inputs) {
+  std::set<fs::path> seen;
+  std::vector<fs::path> read;
+  std::string body;
+  bool inlined_any = false;
+  inline_file(source, include_dirs, seen, read, body, inlined_any);
+  if (inputs) *inputs = read;
+  if (!inlined_any) return body;
+  return "#line 1 \"" + source.filename().string() + "\"\n" + body;
+}
+
+std::string sha256_hex(const void* data, std::size_t size) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(data, size, digest, &length, EVP_sha256(), nullptr) != 1) {
+    throw Error("SHA-256 failed (OpenSSL EVP_Digest)");
+  }
+  std::string hex;
+  char buf[3];
+  for (unsigned int i = 0; i < length; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", digest[i]);
+    hex += buf;
+  }
+  return hex;
+}
+
+CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest& request) {
+  const std::string name = variant_name(request.family, request.params);
+  CompiledVariant out;
+  try {
+    const std::string source =
+        self_contained_source(request.source, request.include_dirs, &out.inputs);
+    // Compile the self-contained text itself, so that the SPIR-V tier and the
+    // source fallback build exactly the same OpenCL C.
+    char dir_template[] = "/tmp/fatcl-compile-XXXXXX";
+    if (!mkdtemp(dir_template)) throw Error("cannot create a temporary folder in /tmp");
+    const fs::path dir = dir_template;
+    struct Cleanup {
+      fs::path dir;
+      ~Cleanup() {
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+      }
+    } cleanup{dir};
+    const fs::path cl = dir / request.source.filename();
+    write_text_atomic(cl, source);
+
+    std::vector<std::string> clang{toolchain.clang};
+    clang.insert(clang.end(), kClangFlags.begin(), kClangFlags.end());
+    for (const auto& [k, v] : request.params) clang.push_back("-D" + k + "=" + std::to_string(v));
+    clang.insert(clang.end(), request.extra_clang_flags.begin(), request.extra_clang_flags.end());
+    clang.insert(clang.end(), {"-emit-llvm", "-c", cl.string(), "-o", (dir / "k.bc").string()});
+    run_tool(clang, "clang");
+    run_tool({toolchain.llvm_spirv, "--spirv-max-version=" + request.spirv_max_version,
+              (dir / "k.bc").string(), "-o", (dir / "k.spv").string()},
+             "llvm-spirv");
+    out.spirv = read_spirv(dir / "k.spv");
+
+    ModuleInfo info = inspect_module(out.spirv, request.kernel);
+    if (std::find(info.entry_points.begin(), info.entry_points.end(), request.kernel) ==
+        info.entry_points.end()) {
+      std::string have;
+      for (const std::string& e : info.entry_points) have += (have.empty() ? "" : ", ") + e;
+      throw Error("the module has no kernel \"" + request.kernel + "\" (it has: " + have + ")");
+    }
+    validate_module(out.spirv, info.target_env);
+
+    Manifest& m = out.manifest;
+    m.generator = kGenerator;
+    m.family = request.family;
+    m.kernel = request.kernel;
+    m.source_file = request.source.filename().string();
+    m.source_sha256 = sha256_hex(source.data(), source.size());
+    m.language = kLanguage;
+    m.compile_flags = kClangFlags;
+    m.compile_flags.insert(m.compile_flags.end(), request.extra_clang_flags.begin(),
+                           request.extra_clang_flags.end());
+    m.compile_flags.push_back("llvm-spirv:--spirv-max-version=" + request.spirv_max_version);
+    m.toolchain = toolchain.versions();
+    Variant v;
+    v.name = name;
+    v.params = request.params;
+    v.spirv_file = name + ".spv";
+    v.spirv_version = info.version;
+    v.target_env = info.target_env;
+    v.capabilities = info.capabilities;
+    v.reqd_work_group_size = info.reqd_work_group_size;
+    v.local_mem_bytes = info.local_mem_bytes;
+    v.spirv_size = out.spirv.size() * 4;
+    v.sha256 = sha256_hex(out.spirv.data(), v.spirv_size);
+    m.variants.push_back(v);
+  } catch (const Error& e) {
+    throw Error("variant " + name + ": " + e.what(), e.cl_code());
+  }
+  return out;
+}
+
+Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
+  if (input.variants.empty()) throw Error("bundle: no variants given");
+  Manifest m = input.variants.front().first;
+  m.variants.clear();
+  for (const auto& [vm, words] : input.variants) {
+    if (vm.variants.size() != 1) throw Error("bundle: a variant record must hold one variant");
+    const Variant& v = vm.variants.front();
+    if (vm.family != m.family || vm.kernel != m.kernel || vm.compile_flags != m.compile_flags ||
+        vm.toolchain != m.toolchain || vm.source_sha256 != m.source_sha256) {
+      throw Error("bundle: variant " + v.name +
+                  " was built from another source, toolchain or "
+                  "flags than " +
+                  input.variants.front().first.variants.front().name + "; rebuild all variants");
+    }
+    if (sha256_hex(words.data(), words.size() * 4) != v.sha256) {
+      throw Error("bundle: " + v.spirv_file + " does not match the SHA-256 in its record");
+    }
+    for (const Variant& other : m.variants) {
+      if (other.name == v.name) throw Error("bundle: variant " + v.name + " is given twice");
+    }
+    m.variants.push_back(v);
+  }
+  if (sha256_hex(input.source.data(), input.source.size()) != m.source_sha256) {
+    throw Error("bundle: the source differs from the one the variants were compiled from");
+  }
+
+  const std::string stamp =
+      "Generated by " + m.generator + " from " + m.source_file + "; do not edit.";
+  const std::string ns = input.cpp_namespace;
+  std::string header = "// " + stamp + "\n#pragma once\n\n#include <fatcl/embedded.hpp>\n\n" +
+                       "namespace " + ns + " {\n\n// Manifest, OpenCL C source and SPIR-V of " +
+                       "the kernel family " + m.family + ".\nconst fatcl::EmbeddedFamily& " +
+                       m.family + "();\n\n}  // namespace " + ns + "\n";
+
+  std::string cpp = "// " + stamp + "\n#include \"" + m.family + ".hpp\"\n\nnamespace {\n\n";
+  for (std::size_t i = 0; i < input.variants.size(); ++i) {
+    const auto& words = input.variants[i].second;
+    cpp += "// " + m.variants[i].name + ", SHA-256 " + m.variants[i].sha256 + "\n";
+    cpp += "alignas(4) const unsigned char kModule" + std::to_string(i) + "[" +
+           std::to_string(words.size() * 4) + "] = {" + hex_byte_table(words) + "\n};\n\n";
+  }
+  const std::string manifest_json = m.dump();
+  cpp += "const char kSource[] = " + raw_string(input.source, m.source_file) + ";\n\n";
+  cpp += "const char kManifest[] = " + raw_string(manifest_json, "the manifest") + ";\n\n";
+  cpp += "const fatcl::EmbeddedModule kModules[] = {\n";
+  for (std::size_t i = 0; i < m.variants.size(); ++i) {
+    cpp += "    {\"" + m.variants[i].name + "\", kModule" + std::to_string(i) + ", sizeof kModule" +
+           std::to_string(i) + "},\n";
+  }
+  cpp += "};\n\n}  // namespace\n\nnamespace " + ns + " {\n\nconst fatcl::EmbeddedFamily& " +
+         m.family + "() {\n  static const fatcl::EmbeddedFamily family{\n" +
+         "      kManifest, sizeof kManifest - 1, kSource, sizeof kSource - 1,\n" +
+         "      kModules, sizeof kModules / sizeof kModules[0]};\n  return family;\n}\n\n" +
+         "}  // namespace " + ns + "\n";
+
+  fs::create_directories(out_dir);
+  for (std::size_t i = 0; i < m.variants.size(); ++i) {
+    const auto& words = input.variants[i].second;
+    write_file_atomic(out_dir / m.variants[i].spirv_file, words.data(), words.size() * 4);
+  }
+  write_text_atomic(out_dir / (m.family + ".hpp"), header);
+  write_text_atomic(out_dir / (m.family + ".embed.cpp"), cpp);
+  write_text_atomic(out_dir / "manifest.json", manifest_json);
+  return m;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read " + path.string());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::uint32_t> read_spirv(const fs::path& path) {
+  std::string bytes = read_text(path);
+  if (bytes.size() % 4 != 0 || bytes.size() < 20) {
+    throw Error(path.string() + " is not a SPIR-V module (" + std::to_string(bytes.size()) +
+                " bytes, not a whole number of words)");
+  }
+  std::vector<std::uint32_t> words(bytes.size() / 4);
+  std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(words.data()));
+  return words;
+}
+
+void write_file_atomic(const fs::path& path, const void* data, std::size_t size) {
+  fs::path tmp = path;
+  tmp += ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error("cannot write " + tmp.string());
+    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+    if (!out.flush()) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw Error("cannot write " + path.string() + " (disk full?)");
+    }
+  }
+  fs::rename(tmp, path);
+}
+
+}  // namespace fatcl

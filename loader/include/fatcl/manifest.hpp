@@ -1,0 +1,60 @@
+// The manifest of a kernel family: what fatcl-compile built for each variant
+// of one OpenCL C kernel. Written at build time by the compiler, embedded in
+// the product next to the SPIR-V modules and the OpenCL C source, and read by
+// the loader to choose a variant for a device.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace fatcl {
+
+// One compile-time parameter point of a family, compiled to one SPIR-V module.
+struct Variant {
+  std::string name;  // e.g. "matmul_tiled_TILE16"
+  // Compile-time parameters in declaration order, e.g. {{"TILE", 16}}.
+  std::vector<std::pair<std::string, long long>> params;
+  std::string spirv_file;                 // file name of the module beside the manifest
+  std::string spirv_version;              // "1.0": the version word of the module
+  std::string target_env;                 // SPIRV-Tools environment it validated under
+  std::vector<std::string> capabilities;  // OpCapability names
+  std::array<std::size_t, 3> reqd_work_group_size{0, 0, 0};  // 0s: none
+  std::size_t local_mem_bytes = 0;                           // __local memory the kernel declares
+  std::size_t spirv_size = 0;                                // bytes of the module
+  std::string sha256;                                        // of the module, lower-case hex
+
+  // Work-items in the required work-group (product of reqd_work_group_size),
+  // 0 when the kernel leaves the work-group size open.
+  std::size_t work_group_items() const;
+  // Value of a compile-time parameter; throws fatcl::Error if it is absent.
+  long long param(std::string_view key) const;
+  // "-DTILE=16 ..." for building the OpenCL C source of this variant.
+  std::string define_options() const;
+};
+
+struct Manifest {
+  std::string generator;                         // "fatcl-compile <version>"
+  std::string family;                            // e.g. "matmul_tiled"
+  std::string kernel;                            // kernel function name inside the module
+  std::string source_file;                       // file name of the OpenCL C source
+  std::string source_sha256;                     // of the embedded (self-contained) source
+  std::string language;                          // "CL1.2": the -cl-std the variants use
+  std::vector<std::string> compile_flags;        // clang flags, no -D
+  std::map<std::string, std::string> toolchain;  // tool -> version line
+  std::vector<Variant> variants;
+
+  // Parses manifest JSON; throws fatcl::Error naming the field at fault.
+  static Manifest parse(std::string_view json);
+  // Deterministic JSON text (sorted keys, two-space indent, final newline).
+  std::string dump() const;
+  // The variant of that name; throws fatcl::Error if there is none.
+  const Variant& variant(std::string_view name) const;
+};
+
+}  // namespace fatcl
