@@ -1,0 +1,233 @@
+# fatcl_add_kernel_variants(): compile one OpenCL C kernel family into
+# validated SPIR-V variants and embed them into a library.
+#
+#   fatcl_add_kernel_variants(
+#     TARGET <library>          created as a STATIC library, or added to
+#     SOURCE <file.cl>
+#     [FAMILY <name>]           default: the source's base name
+#     [KERNEL <name>]           kernel function; default: FAMILY
+#     [PARAM <NAME> <v1> <v2> ...]...   integers; several PARAMs span a grid
+#     [INCLUDE_DIRS <dir>...]   for quoted #includes (inlined into the source)
+#     [NAMESPACE <ns>]          of the accessor; default fatcl_kernels
+#     [COMMITTED <dir>]         committed copy of the bundle (see below)
+#     [CLANG_FLAGS <flag>...])  extra clang flags (experiments)
+#
+# Each parameter point is one add_custom_command: clang-15 -> llvm-spirv-15
+# -> SPIRV-Tools validation (an invalid module fails the build naming the
+# variant), with a depfile listing the source and the headers it includes, so
+# editing a .cl rebuilds only its own variants. One more command bundles the
+# variants into manifest.json, <family>.embed.cpp and <family>.hpp, which
+# declares `const fatcl::EmbeddedFamily& <ns>::<family>()`; the .embed.cpp is
+# compiled into TARGET. Pass that to fatcl::Family (fatcl/loader.hpp).
+#
+# COMMITTED: without clang-15/llvm-spirv-15/fatcl-compile the committed copy
+# is compiled instead; with them, the build checks that the committed copy
+# equals what it builds (FATCL_CHECK_GENERATED), and the target
+# fatcl-regenerate rewrites it.
+include_guard(GLOBAL)
+
+set(_FATCL_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+find_program(FATCL_CLANG NAMES clang-15 DOC "clang for OpenCL C -> LLVM IR (fatcl)")
+find_program(FATCL_LLVM_SPIRV NAMES llvm-spirv-15 DOC "LLVM IR -> SPIR-V translator (fatcl)")
+
+function(fatcl_add_kernel_variants)
+  # Split off repeated PARAM groups by hand; the rest is ordinary keywords.
+  set(rest "")
+  set(param_names "")
+  set(current "")
+  set(keywords TARGET SOURCE FAMILY KERNEL INCLUDE_DIRS NAMESPACE COMMITTED CLANG_FLAGS)
+  foreach(arg IN LISTS ARGN)
+    if(arg STREQUAL "PARAM")
+      set(current "__name__")
+    elseif(arg IN_LIST keywords)
+      set(current "")
+      list(APPEND rest "${arg}")
+    elseif(current STREQUAL "__name__")
+      if(NOT arg MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+        message(FATAL_ERROR "fatcl_add_kernel_variants: PARAM name '${arg}' is not an identifier")
+      endif()
+      list(APPEND param_names "${arg}")
+      set(_values_${arg} "")
+      set(current "${arg}")
+    elseif(current)
+      if(NOT arg MATCHES "^[0-9]+$")
+        message(FATAL_ERROR "fatcl_add_kernel_variants: PARAM ${current} value '${arg}' is not a non-negative integer")
+      endif()
+      list(APPEND _values_${current} "${arg}")
+    else()
+      list(APPEND rest "${arg}")
+    endif()
+  endforeach()
+  cmake_parse_arguments(F "" "TARGET;SOURCE;FAMILY;KERNEL;NAMESPACE;COMMITTED"
+                        "INCLUDE_DIRS;CLANG_FLAGS" ${rest})
+  if(F_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "fatcl_add_kernel_variants: unexpected arguments: ${F_UNPARSED_ARGUMENTS}")
+  endif()
+  foreach(required TARGET SOURCE)
+    if(NOT F_${required})
+      message(FATAL_ERROR "fatcl_add_kernel_variants: ${required} is required")
+    endif()
+  endforeach()
+  get_filename_component(source "${F_SOURCE}" ABSOLUTE)
+  if(NOT EXISTS "${source}")
+    message(FATAL_ERROR "fatcl_add_kernel_variants: SOURCE ${source} does not exist")
+  endif()
+  if(NOT F_FAMILY)
+    get_filename_component(F_FAMILY "${source}" NAME_WE)
+  endif()
+  if(NOT F_KERNEL)
+    set(F_KERNEL "${F_FAMILY}")
+  endif()
+  if(NOT F_NAMESPACE)
+    set(F_NAMESPACE fatcl_kernels)
+  endif()
+  set(committed "")
+  if(F_COMMITTED)
+    get_filename_component(committed "${F_COMMITTED}" ABSOLUTE)
+  endif()
+  foreach(p IN LISTS param_names)
+    if(NOT _values_${p})
+      message(FATAL_ERROR "fatcl_add_kernel_variants: PARAM ${p} has no values")
+    endif()
+  endforeach()
+
+  # The grid of parameter points, each "NAME=V|NAME=V".
+  set(points "")
+  if(param_names)
+    set(points "")
+    foreach(p IN LISTS param_names)
+      set(next "")
+      foreach(v IN LISTS _values_${p})
+        if(points)
+          foreach(pt IN LISTS points)
+            list(APPEND next "${pt}|${p}=${v}")
+          endforeach()
+        else()
+          list(APPEND next "${p}=${v}")
+        endif()
+      endforeach()
+      set(points "${next}")
+    endforeach()
+  else()
+    set(points "__none__")
+  endif()
+
+  if(NOT TARGET ${F_TARGET})
+    add_library(${F_TARGET} STATIC)
+    target_compile_features(${F_TARGET} PUBLIC cxx_std_17)
+  endif()
+  if(TARGET fatcl_core)
+    target_link_libraries(${F_TARGET} PUBLIC fatcl_core)
+  else()
+    target_link_libraries(${F_TARGET} PUBLIC fatcl::core)
+  endif()
+
+  set(compile_tool "")
+  if(TARGET fatcl-compile)
+    set(compile_tool fatcl-compile)
+  elseif(TARGET fatcl::fatcl-compile)
+    set(compile_tool fatcl::fatcl-compile)
+  endif()
+
+  set(variant_names "")
+  foreach(pt IN LISTS points)
+    set(name "${F_FAMILY}")
+    if(NOT pt STREQUAL "__none__")
+      string(REPLACE "|" ";" assignments "${pt}")
+      foreach(a IN LISTS assignments)
+        string(REPLACE "=" "" part "${a}")
+        string(APPEND name "_${part}")
+      endforeach()
+    endif()
+    list(APPEND variant_names "${name}")
+  endforeach()
+  set(${F_FAMILY}_VARIANTS "${variant_names}" PARENT_SCOPE)
+
+  if(NOT FATCL_CLANG OR NOT FATCL_LLVM_SPIRV OR NOT compile_tool)
+    if(NOT committed)
+      message(FATAL_ERROR "fatcl_add_kernel_variants(${F_FAMILY}): needs clang-15, llvm-spirv-15 "
+                          "and fatcl-compile (apt-get install clang-15 llvm-spirv-15 spirv-tools), "
+                          "or a COMMITTED copy")
+    endif()
+    if(NOT EXISTS "${committed}/${F_FAMILY}.embed.cpp")
+      message(FATAL_ERROR "fatcl_add_kernel_variants(${F_FAMILY}): no toolchain and no "
+                          "${committed}/${F_FAMILY}.embed.cpp")
+    endif()
+    message(STATUS "fatcl: ${F_FAMILY}: toolchain not found, using the committed copy in ${committed}")
+    target_sources(${F_TARGET} PRIVATE "${committed}/${F_FAMILY}.embed.cpp")
+    target_include_directories(${F_TARGET} PUBLIC "$<BUILD_INTERFACE:${committed}>")
+    return()
+  endif()
+
+  set(out "${CMAKE_CURRENT_BINARY_DIR}/fatcl/${F_FAMILY}")
+  set(include_args "")
+  foreach(dir IN LISTS F_INCLUDE_DIRS)
+    get_filename_component(dir "${dir}" ABSOLUTE)
+    list(APPEND include_args -I "${dir}")
+  endforeach()
+  set(flag_args "")
+  foreach(flag IN LISTS F_CLANG_FLAGS)
+    list(APPEND flag_args "--extra-clang-flag=${flag}")
+  endforeach()
+  set(tool_args --clang "${FATCL_CLANG}" --llvm-spirv "${FATCL_LLVM_SPIRV}")
+
+  set(records "")
+  set(bundle_outputs "${out}/bundle/manifest.json" "${out}/bundle/${F_FAMILY}.embed.cpp"
+                     "${out}/bundle/${F_FAMILY}.hpp")
+  foreach(pt name IN ZIP_LISTS points variant_names)
+    set(define_args "")
+    if(NOT pt STREQUAL "__none__")
+      string(REPLACE "|" ";" assignments "${pt}")
+      foreach(a IN LISTS assignments)
+        list(APPEND define_args -D "${a}")
+      endforeach()
+    endif()
+    add_custom_command(
+      OUTPUT "${out}/variants/${name}.spv" "${out}/variants/${name}.json"
+      COMMAND ${compile_tool} variant --family ${F_FAMILY} --kernel ${F_KERNEL}
+              --source "${source}" ${include_args} ${define_args} ${flag_args} ${tool_args}
+              --out-dir "${out}/variants" --depfile "${out}/variants/${name}.d"
+      DEPENDS "${source}" ${compile_tool}
+      DEPFILE "${out}/variants/${name}.d"
+      COMMENT "fatcl: compile and validate ${name}"
+      VERBATIM)
+    list(APPEND records "${out}/variants/${name}.json")
+    list(APPEND bundle_outputs "${out}/bundle/${name}.spv")
+  endforeach()
+
+  add_custom_command(
+    OUTPUT ${bundle_outputs}
+    COMMAND ${compile_tool} bundle ${records} --source "${source}" ${include_args}
+            --namespace ${F_NAMESPACE} --out-dir "${out}/bundle"
+    DEPENDS ${records} "${source}" ${compile_tool}
+    COMMENT "fatcl: bundle ${F_FAMILY} (${variant_names})"
+    VERBATIM)
+  add_custom_target(${F_TARGET}_${F_FAMILY}_bundle DEPENDS ${bundle_outputs})
+  target_sources(${F_TARGET} PRIVATE "${out}/bundle/${F_FAMILY}.embed.cpp")
+  target_include_directories(${F_TARGET} PUBLIC "$<BUILD_INTERFACE:${out}/bundle>")
+
+  if(committed)
+    set(compare -DBUILT=${out}/bundle -DCOMMITTED=${committed}
+                -P "${_FATCL_KERNELS_DIR}/FatclCompareGenerated.cmake")
+    if(FATCL_CHECK_GENERATED)
+      file(GLOB committed_files "${committed}/*")
+      add_custom_command(
+        OUTPUT "${out}/committed-copy-is-fresh.stamp"
+        COMMAND ${CMAKE_COMMAND} -DSTAMP=${out}/committed-copy-is-fresh.stamp ${compare}
+        DEPENDS ${bundle_outputs} ${committed_files}
+        COMMENT "fatcl: check that ${F_COMMITTED} matches the fresh build of ${F_FAMILY}"
+        VERBATIM)
+      add_custom_target(${F_TARGET}_${F_FAMILY}_check ALL
+                        DEPENDS "${out}/committed-copy-is-fresh.stamp")
+    endif()
+    add_custom_target(${F_TARGET}_${F_FAMILY}_regenerate
+                      COMMAND ${CMAKE_COMMAND} -DREGENERATE=ON ${compare}
+                      DEPENDS ${bundle_outputs}
+                      COMMENT "fatcl: regenerate ${F_COMMITTED}"
+                      VERBATIM)
+    if(NOT TARGET fatcl-regenerate)
+      add_custom_target(fatcl-regenerate)
+    endif()
+    add_dependencies(fatcl-regenerate ${F_TARGET}_${F_FAMILY}_regenerate)
+  endif()
+endfunction()
