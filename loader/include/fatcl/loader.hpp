@@ -1,0 +1,162 @@
+// fatcl's run-time loader: reads what a device can do, chooses the best
+// variant of a kernel family that fits it, and loads it as SPIR-V where the
+// driver takes SPIR-V, otherwise from the embedded OpenCL C source, moving
+// down the chain until something works. Every decision leaves a reason.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fatcl/embedded.hpp"
+#include "fatcl/error.hpp"
+#include "fatcl/manifest.hpp"
+#include "fatcl/opencl.hpp"
+
+namespace fatcl {
+
+// How a variant is turned into a program: its SPIR-V module through
+// clCreateProgramWithIL(KHR), or its OpenCL C source with its -D parameters.
+enum class Tier { SpirV, Source };
+const char* to_string(Tier tier);  // "spirv" / "source"
+// Parses "spirv" or "source"; throws fatcl::Error otherwise.
+Tier parse_tier(std::string_view text);
+
+// What the loader needs to know about a device. query() reads it from the
+// driver; tests fill it by hand to describe synthetic devices.
+struct DeviceCaps {
+  std::string platform_name;
+  std::string device_name;
+  std::string driver_version;  // CL_DRIVER_VERSION
+  std::string device_version;  // CL_DEVICE_VERSION, e.g. "OpenCL 3.0 CUDA"
+  int cl_major = 1;            // parsed from device_version
+  int cl_minor = 2;
+  std::string il_version;       // CL_DEVICE_IL_VERSION as reported; may be ""
+  bool khr_il_program = false;  // cl_khr_il_program among the extensions
+  std::uint64_t local_mem_bytes = 0;
+  std::size_t max_work_group_size = 0;
+  std::array<std::size_t, 3> max_work_item_sizes{0, 0, 0};
+
+  // Reads the device. Throws fatcl::Error if a query fails.
+  static DeviceCaps query(const cl::Device& device);
+
+  // Whether programs can be created from a SPIR-V module of `version`
+  // ("1.0"): the device must be OpenCL 2.1+ or have cl_khr_il_program, and
+  // list a SPIR-V version at least as high in its IL version. If not, `why`
+  // gets the reason.
+  bool accepts_spirv(const std::string& version, std::string* why = nullptr) const;
+
+  // Identifies device and driver; trial launches are remembered under it.
+  std::string key() const;
+  // One line: name, platform, version, driver, limits, SPIR-V intake.
+  std::string summary() const;
+};
+
+// One line of an explanation: what happened to one variant in one tier.
+struct Step {
+  enum class Outcome {
+    Chosen,    // loaded and ready
+    Failed,    // tried, and failed (the reason says where)
+    Rejected,  // not tried: it does not fit this device or tier
+    Unneeded,  // fits, but ranked below the chosen one
+  };
+  std::string variant;
+  std::optional<Tier> tier;  // none: the whole variant
+  Outcome outcome;
+  std::string reason;
+};
+const char* to_string(Step::Outcome outcome);
+
+struct Explanation {
+  std::string device;   // DeviceCaps::summary()
+  std::string ranking;  // the heuristic, in words
+  std::vector<Step> steps;
+  // Multi-line text: the device, the choice, then every step with its reason.
+  std::string to_string() const;
+};
+
+// A trial launch settles a variant whose driver reports a smaller
+// CL_KERNEL_WORK_GROUP_SIZE than the variant requires (rusticl reads 32 and
+// NVIDIA 256 for kernels that do run 32x32 groups). It runs the kernel once
+// on a small problem and returns "" if the launch succeeded and the result
+// was right, otherwise the reason.
+using TrialLaunch = std::function<std::string(const cl::Context&, const cl::Device&,
+                                              const cl::Kernel&, const Variant&)>;
+
+struct LoadOptions {
+  std::string variant;       // only this variant; "" for all
+  std::optional<Tier> tier;  // only this tier; none for both
+  TrialLaunch trial;         // without one, a misreported variant is refused
+};
+
+// A kernel family as embedded by fatcl_add_kernel_variants().
+class Family {
+ public:
+  // Parses the manifest and pairs each variant with its module. Throws
+  // fatcl::Error if the manifest is malformed or a module is missing or has
+  // another size than the manifest says.
+  explicit Family(const EmbeddedFamily& embedded);
+
+  const Manifest& manifest() const { return manifest_; }
+  std::string_view source() const { return source_; }
+  // The SPIR-V module of a variant (bytes).
+  std::string_view spirv(const std::string& variant) const;
+
+ private:
+  Manifest manifest_;
+  std::string_view source_;
+  std::vector<std::string_view> modules_;  // in manifest order
+};
+
+// The loader's plan for one device: the chain of (variant, tier) attempts in
+// order, and the (variant, tier) pairs left out with their reasons. A
+// Candidate points into the Manifest given to plan(), which must outlive it.
+struct Candidate {
+  const Variant* variant;
+  Tier tier;
+};
+struct Plan {
+  std::vector<Candidate> chain;
+  std::vector<Step> rejected;
+};
+
+// The ranking heuristic: variants that fit the device (work-group size within
+// CL_DEVICE_MAX_WORK_GROUP_SIZE and CL_DEVICE_MAX_WORK_ITEM_SIZES, local
+// memory within CL_DEVICE_LOCAL_MEM_SIZE) are ranked by work-items per
+// work-group, most first: a TILE x TILE group reads each element of A and B
+// once per TILE multiply-adds, so global-memory traffic falls as 1/TILE.
+// Ties go to less local memory, then to the name. Each variant is tried as
+// SPIR-V first (no OpenCL C compile at start-up) where the device takes its
+// SPIR-V version, then from source.
+Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& options = {});
+extern const char* const kRankingHeuristic;
+
+// A loaded, ready kernel with the reasons it was chosen.
+struct LoadedKernel {
+  cl::Program program;
+  cl::Kernel kernel;
+  Variant variant;
+  Tier tier = Tier::Source;
+  std::size_t kernel_work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE as reported
+  std::size_t kernel_local_mem_bytes = 0;  // CL_KERNEL_LOCAL_MEM_SIZE
+  bool settled_by_trial = false;           // the reported work-group size was too small
+  Explanation explanation;
+};
+
+// Walks the plan's chain: SPIR-V -> source -> next variant, checking after
+// each build CL_KERNEL_LOCAL_MEM_SIZE and CL_KERNEL_WORK_GROUP_SIZE (a
+// shortfall in the latter is settled by options.trial, remembered per device,
+// driver and module). Throws fatcl::Error carrying the whole explanation if
+// nothing in the chain loads.
+LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
+                  const LoadOptions& options = {});
+
+// Forgets the remembered trial launches (tests).
+void forget_trials();
+
+}  // namespace fatcl

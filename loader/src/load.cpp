@@ -1,0 +1,240 @@
+// Loading: walking the plan's chain until a variant builds and can launch.
+#include <map>
+#include <mutex>
+
+#include "fatcl/loader.hpp"
+
+namespace fatcl {
+namespace {
+
+using CreateWithILKHR = cl_program(CL_API_CALL*)(cl_context, const void*, std::size_t, cl_int*);
+
+std::mutex trial_mutex;
+std::map<std::string, std::string>& trial_results() {
+  static std::map<std::string, std::string> results;  // key -> "" (passed) or reason
+  return results;
+}
+
+std::string build_log(cl_program program, cl_device_id device) {
+  std::size_t size = 0;
+  if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) !=
+          CL_SUCCESS ||
+      size <= 1) {
+    return "(empty build log)";
+  }
+  std::string log(size, '\0');
+  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  if (log.size() > 2000) log = log.substr(0, 2000) + " ...";
+  return log;
+}
+
+// Outcome of one attempt: a kernel, or the reason there is none.
+struct Attempt {
+  LoadedKernel loaded;
+  std::string failure;  // "" on success
+  std::string success_note;
+};
+
+Attempt try_candidate(const cl::Context& context, const cl::Device& device, const DeviceCaps& caps,
+                      const Family& family, const Variant& variant, Tier tier,
+                      const LoadOptions& options) {
+  Attempt a;
+  cl_int err = CL_SUCCESS;
+  cl_program raw = nullptr;
+  std::string build_options;
+  std::string how;
+  if (tier == Tier::SpirV) {
+    std::string_view il = family.spirv(variant.name);
+    if (caps.cl_major * 100 + caps.cl_minor >= 201) {
+      raw = clCreateProgramWithIL(context(), il.data(), il.size(), &err);
+      how = "clCreateProgramWithIL";
+    } else {
+      cl_platform_id platform = nullptr;
+      clGetDeviceInfo(device(), CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr);
+      auto create = reinterpret_cast<CreateWithILKHR>(
+          clGetExtensionFunctionAddressForPlatform(platform, "clCreateProgramWithILKHR"));
+      if (!create) {
+        a.failure = "cl_khr_il_program is listed but clCreateProgramWithILKHR is not found";
+        return a;
+      }
+      raw = create(context(), il.data(), il.size(), &err);
+      how = "clCreateProgramWithILKHR";
+    }
+    if (err != CL_SUCCESS || !raw) {
+      a.failure = how + " failed: " + cl_status_name(err) + " (" + std::to_string(err) + ")";
+      return a;
+    }
+    how = "SPIR-V " + variant.spirv_version + " module (" + std::to_string(il.size()) +
+          " B) through " + how;
+  } else {
+    std::string_view source = family.source();
+    const char* text = source.data();
+    std::size_t length = source.size();
+    raw = clCreateProgramWithSource(context(), 1, &text, &length, &err);
+    if (err != CL_SUCCESS || !raw) {
+      a.failure = "clCreateProgramWithSource failed: " + cl_status_name(err);
+      return a;
+    }
+    build_options = "-cl-std=" + family.manifest().language;
+    std::string defines = variant.define_options();
+    if (!defines.empty()) build_options += " " + defines;
+    how = "OpenCL C source with \"" + build_options + "\"";
+  }
+  cl::Program program(raw, false);  // takes ownership
+  cl_device_id dev = device();
+  err = clBuildProgram(raw, 1, &dev, build_options.c_str(), nullptr, nullptr);
+  if (err != CL_SUCCESS) {
+    a.failure =
+        "clBuildProgram failed: " + cl_status_name(err) + "; build log: " + build_log(raw, dev);
+    return a;
+  }
+  cl_kernel raw_kernel = clCreateKernel(raw, family.manifest().kernel.c_str(), &err);
+  if (err != CL_SUCCESS || !raw_kernel) {
+    a.failure = "clCreateKernel(" + family.manifest().kernel + ") failed: " + cl_status_name(err);
+    return a;
+  }
+  cl::Kernel kernel(raw_kernel, false);
+  std::size_t kwg = 0;
+  cl_ulong klm = 0;
+  err = clGetKernelWorkGroupInfo(raw_kernel, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg,
+                                 nullptr);
+  if (err == CL_SUCCESS) {
+    err = clGetKernelWorkGroupInfo(raw_kernel, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof klm, &klm,
+                                   nullptr);
+  }
+  if (err != CL_SUCCESS) {
+    a.failure = "clGetKernelWorkGroupInfo failed: " + cl_status_name(err);
+    return a;
+  }
+  if (klm > caps.local_mem_bytes) {
+    a.failure = "CL_KERNEL_LOCAL_MEM_SIZE is " + std::to_string(klm) + " B, the device has " +
+                std::to_string(caps.local_mem_bytes) + " B";
+    return a;
+  }
+  std::string note = "built from the " + how + "; CL_KERNEL_WORK_GROUP_SIZE " + std::to_string(kwg);
+  const std::size_t needed = variant.work_group_items();
+  bool trial = false;
+  if (needed > kwg) {
+    // Drivers misreport this (rusticl 32, NVIDIA 256, yet 32x32 groups run):
+    // neither trust nor reject the number; settle it by a checked launch.
+    if (!options.trial) {
+      a.failure = "CL_KERNEL_WORK_GROUP_SIZE is " + std::to_string(kwg) + ", below the " +
+                  std::to_string(needed) + " work-items the variant requires, and no trial " +
+                  "launch was given to settle it";
+      return a;
+    }
+    const std::string key = caps.key() + "|" + variant.sha256 + "|" + to_string(tier);
+    std::string verdict;
+    bool remembered = false;
+    {
+      std::lock_guard<std::mutex> lock(trial_mutex);
+      auto it = trial_results().find(key);
+      if (it != trial_results().end()) {
+        verdict = it->second;
+        remembered = true;
+      }
+    }
+    if (!remembered) {
+      verdict = options.trial(context, device, kernel, variant);
+      std::lock_guard<std::mutex> lock(trial_mutex);
+      trial_results()[key] = verdict;
+    }
+    const std::string seen = remembered ? " (remembered for this device and driver)" : "";
+    if (!verdict.empty()) {
+      a.failure = "CL_KERNEL_WORK_GROUP_SIZE is " + std::to_string(kwg) + ", below the " +
+                  std::to_string(needed) + " required, and the trial launch failed" + seen + ": " +
+                  verdict;
+      return a;
+    }
+    note += ", below the " + std::to_string(needed) +
+            " work-items required; a trial launch "
+            "ran correctly, so the driver misreports it" +
+            seen;
+    trial = true;
+  } else if (needed > 0) {
+    note += " covers the " + std::to_string(needed) + " work-items required";
+  }
+  a.loaded.program = program;
+  a.loaded.kernel = kernel;
+  a.loaded.variant = variant;
+  a.loaded.tier = tier;
+  a.loaded.kernel_work_group_size = kwg;
+  a.loaded.kernel_local_mem_bytes = klm;
+  a.loaded.settled_by_trial = trial;
+  a.success_note = note;
+  return a;
+}
+
+}  // namespace
+
+Family::Family(const EmbeddedFamily& embedded)
+    : manifest_(Manifest::parse(std::string_view(embedded.manifest_json, embedded.manifest_size))),
+      source_(embedded.source, embedded.source_size) {
+  for (const Variant& v : manifest_.variants) {
+    const EmbeddedModule* found = nullptr;
+    for (std::size_t i = 0; i < embedded.module_count; ++i) {
+      if (v.name == embedded.modules[i].variant) found = &embedded.modules[i];
+    }
+    if (!found) throw Error("family " + manifest_.family + ": no embedded module for " + v.name);
+    if (found->size != v.spirv_size) {
+      throw Error("family " + manifest_.family + ": the embedded module of " + v.name + " has " +
+                  std::to_string(found->size) + " B, the manifest says " +
+                  std::to_string(v.spirv_size));
+    }
+    modules_.emplace_back(reinterpret_cast<const char*>(found->data), found->size);
+  }
+}
+
+std::string_view Family::spirv(const std::string& variant) const {
+  for (std::size_t i = 0; i < manifest_.variants.size(); ++i) {
+    if (manifest_.variants[i].name == variant) return modules_[i];
+  }
+  manifest_.variant(variant);  // throws, naming the variants there are
+  return {};
+}
+
+LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
+                  const LoadOptions& options) {
+  const DeviceCaps caps = DeviceCaps::query(device);
+  Plan p = plan(family.manifest(), caps, options);
+  Explanation explanation;
+  explanation.device = caps.summary();
+  explanation.ranking = kRankingHeuristic;
+  std::vector<Step> failed;
+  for (std::size_t i = 0; i < p.chain.size(); ++i) {
+    const Candidate& c = p.chain[i];
+    Attempt a = try_candidate(context, device, caps, family, *c.variant, c.tier, options);
+    if (!a.failure.empty()) {
+      failed.push_back({c.variant->name, c.tier, Step::Outcome::Failed, a.failure});
+      continue;
+    }
+    std::vector<Step>& steps = explanation.steps;
+    steps.push_back({c.variant->name, c.tier, Step::Outcome::Chosen, a.success_note});
+    steps.insert(steps.end(), failed.begin(), failed.end());
+    for (std::size_t j = i + 1; j < p.chain.size(); ++j) {
+      const Candidate& rest = p.chain[j];
+      std::string why =
+          rest.variant == c.variant
+              ? std::string("the ") + to_string(c.tier) + " tier of this variant loaded"
+              : "ranked below " + c.variant->name + " (" +
+                    std::to_string(rest.variant->work_group_items()) + " vs " +
+                    std::to_string(c.variant->work_group_items()) + " work-items per group)";
+      steps.push_back({rest.variant->name, rest.tier, Step::Outcome::Unneeded, why});
+    }
+    steps.insert(steps.end(), p.rejected.begin(), p.rejected.end());
+    a.loaded.explanation = std::move(explanation);
+    return std::move(a.loaded);
+  }
+  explanation.steps = failed;
+  explanation.steps.insert(explanation.steps.end(), p.rejected.begin(), p.rejected.end());
+  throw Error("no variant of " + family.manifest().family + " loads on " + caps.device_name +
+              ":\n" + explanation.to_string());
+}
+
+void forget_trials() {
+  std::lock_guard<std::mutex> lock(trial_mutex);
+  trial_results().clear();
+}
+
+}  // namespace fatcl

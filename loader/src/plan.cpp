@@ -1,0 +1,126 @@
+// Choosing: which variants fit a device, in what order they are tried, and
+// the explanation that records it.
+#include <algorithm>
+
+#include "fatcl/loader.hpp"
+
+namespace fatcl {
+
+const char* const kRankingHeuristic =
+    "fitting variants ranked by work-items per work-group, most first (global-memory traffic "
+    "falls as 1/TILE), then by less local memory, then by name; each tried as SPIR-V first "
+    "where the device takes it, then from OpenCL C source";
+
+const char* to_string(Tier tier) { return tier == Tier::SpirV ? "spirv" : "source"; }
+
+Tier parse_tier(std::string_view text) {
+  if (text == "spirv") return Tier::SpirV;
+  if (text == "source") return Tier::Source;
+  throw Error("unknown tier \"" + std::string(text) + "\" (expected spirv or source)");
+}
+
+const char* to_string(Step::Outcome outcome) {
+  switch (outcome) {
+    case Step::Outcome::Chosen:
+      return "chosen";
+    case Step::Outcome::Failed:
+      return "failed";
+    case Step::Outcome::Rejected:
+      return "rejected";
+    case Step::Outcome::Unneeded:
+      return "not needed";
+  }
+  return "?";
+}
+
+namespace {
+
+// Why a variant cannot run on the device at all, or "".
+std::string misfit(const Variant& v, const DeviceCaps& caps) {
+  const auto& wg = v.reqd_work_group_size;
+  if (v.work_group_items() > caps.max_work_group_size) {
+    return "needs " + std::to_string(v.work_group_items()) + " work-items per group (" +
+           std::to_string(wg[0]) + "x" + std::to_string(wg[1]) + "x" + std::to_string(wg[2]) +
+           "), CL_DEVICE_MAX_WORK_GROUP_SIZE is " + std::to_string(caps.max_work_group_size);
+  }
+  for (int d = 0; d < 3; ++d) {
+    if (wg[d] > caps.max_work_item_sizes[d]) {
+      return "needs " + std::to_string(wg[d]) + " work-items in dimension " + std::to_string(d) +
+             ", CL_DEVICE_MAX_WORK_ITEM_SIZES allows " +
+             std::to_string(caps.max_work_item_sizes[d]);
+    }
+  }
+  if (v.local_mem_bytes > caps.local_mem_bytes) {
+    return "needs " + std::to_string(v.local_mem_bytes) + " B of local memory, the device has " +
+           std::to_string(caps.local_mem_bytes) + " B";
+  }
+  return "";
+}
+
+}  // namespace
+
+Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& options) {
+  Plan out;
+  if (!options.variant.empty()) manifest.variant(options.variant);  // throws if unknown
+  std::vector<const Variant*> fitting;
+  for (const Variant& v : manifest.variants) {
+    if (!options.variant.empty() && v.name != options.variant) {
+      out.rejected.push_back({v.name, std::nullopt, Step::Outcome::Rejected,
+                              "excluded: the caller asked for " + options.variant});
+      continue;
+    }
+    std::string why = misfit(v, caps);
+    if (!why.empty()) {
+      out.rejected.push_back({v.name, std::nullopt, Step::Outcome::Rejected, why});
+    } else {
+      fitting.push_back(&v);
+    }
+  }
+  std::stable_sort(fitting.begin(), fitting.end(), [](const Variant* a, const Variant* b) {
+    if (a->work_group_items() != b->work_group_items()) {
+      return a->work_group_items() > b->work_group_items();
+    }
+    if (a->local_mem_bytes != b->local_mem_bytes) return a->local_mem_bytes < b->local_mem_bytes;
+    return a->name < b->name;
+  });
+  for (const Variant* v : fitting) {
+    for (Tier tier : {Tier::SpirV, Tier::Source}) {
+      if (options.tier && *options.tier != tier) {
+        out.rejected.push_back({v->name, tier, Step::Outcome::Rejected,
+                                std::string("excluded: the caller asked for the ") +
+                                    to_string(*options.tier) + " tier"});
+        continue;
+      }
+      std::string why;
+      if (tier == Tier::SpirV && !caps.accepts_spirv(v->spirv_version, &why)) {
+        out.rejected.push_back({v->name, tier, Step::Outcome::Rejected, why});
+        continue;
+      }
+      out.chain.push_back({v, tier});
+    }
+  }
+  return out;
+}
+
+std::string Explanation::to_string() const {
+  std::string out = "device: " + device + "\n";
+  const Step* chosen = nullptr;
+  for (const Step& s : steps) {
+    if (s.outcome == Step::Outcome::Chosen) chosen = &s;
+  }
+  if (chosen) {
+    out += "chosen: " + chosen->variant + " (" + fatcl::to_string(*chosen->tier) + " tier)\n";
+  } else {
+    out += "chosen: nothing\n";
+  }
+  out += "ranking: " + ranking + "\n";
+  for (const Step& s : steps) {
+    std::string name = s.variant + (s.tier ? std::string(" [") + fatcl::to_string(*s.tier) + "]"
+                                           : std::string(""));
+    out += "  " + name + std::string(name.size() < 30 ? 30 - name.size() : 1, ' ') +
+           fatcl::to_string(s.outcome) + ": " + s.reason + "\n";
+  }
+  return out;
+}
+
+}  // namespace fatcl
