@@ -1,0 +1,199 @@
+// Every variant, in the tier a ctest entry names, against a double-precision
+// CPU reference on one OpenCL runtime. The runtime is chosen by the entry's
+// environment (OCL_ICD_VENDORS, RUSTICL_ENABLE, or running under oclgrind):
+//   FATCL_TEST_PLATFORM   substring of the platform name to use (required)
+//   FATCL_TEST_NEEDS      a file the runtime needs (e.g. the built PoCL's .icd)
+//   FATCL_TEST_VARIANT    variant to test, with FATCL_TEST_TIER (spirv|source)
+//   FATCL_TEST_SIZES      "small" for slow runtimes (Oclgrind)
+//   FATCL_TEST_EXPECT_TIER  for the automatic choice: the tier it must pick
+//   FATCL_REQUIRE_RUNTIMES  set: a missing runtime fails instead of skipping
+#include "fatcl/matmul.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <random>
+
+namespace fatcl {
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+struct Runtime {
+  std::string missing;  // why the runtime is not there; "" if it is
+  cl::Device device;
+  cl::Context context;
+  cl::CommandQueue queue;
+};
+
+Runtime open_runtime() {
+  Runtime r;
+  const std::string wanted = env("FATCL_TEST_PLATFORM");
+  if (wanted.empty()) {
+    r.missing = "FATCL_TEST_PLATFORM is not set (run through ctest)";
+    return r;
+  }
+  const std::string needs = env("FATCL_TEST_NEEDS");
+  if (!needs.empty() && !std::filesystem::exists(needs)) {
+    r.missing = "runtime not installed: " + needs +
+                " is missing (build it with "
+                "tests/runtimes/pocl-spirv.sh)";
+    return r;
+  }
+  std::vector<cl::Platform> platforms;
+  cl::Platform::get(&platforms);
+  std::string seen;
+  for (const cl::Platform& p : platforms) {
+    std::string name;
+    p.getInfo(CL_PLATFORM_NAME, &name);
+    while (!name.empty() && name.back() == '\0') name.pop_back();
+    seen += (seen.empty() ? "" : ", ") + name;
+    if (name.find(wanted) == std::string::npos) continue;
+    std::vector<cl::Device> devices;
+    p.getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    if (devices.empty()) continue;
+    cl_int err = CL_SUCCESS;
+    r.device = devices.front();
+    r.context = cl::Context(r.device, nullptr, nullptr, nullptr, &err);
+    if (err == CL_SUCCESS) r.queue = cl::CommandQueue(r.context, r.device, 0, &err);
+    if (err != CL_SUCCESS) r.missing = "cannot open " + name + ": " + cl_status_name(err);
+    return r;
+  }
+  r.missing = "no OpenCL platform \"" + wanted +
+              "\" with a device (platforms seen: " + (seen.empty() ? "none" : seen) +
+              "; OCL_ICD_VENDORS=" + env("OCL_ICD_VENDORS") + ")";
+  return r;
+}
+
+Runtime& runtime() {
+  static Runtime r = open_runtime();
+  return r;
+}
+
+// Releases the OpenCL objects before main returns: released during static
+// destruction they can outlive the runtime library (Oclgrind aborts then).
+class ReleaseRuntime : public testing::Environment {
+ public:
+  void TearDown() override { runtime() = Runtime{}; }
+};
+testing::Environment* const release_runtime = testing::AddGlobalTestEnvironment(new ReleaseRuntime);
+
+#define REQUIRE_RUNTIME()                           \
+  do {                                              \
+    if (!runtime().missing.empty()) {               \
+      if (!env("FATCL_REQUIRE_RUNTIMES").empty()) { \
+        FAIL() << runtime().missing;                \
+      }                                             \
+      GTEST_SKIP() << runtime().missing;            \
+    }                                               \
+  } while (0)
+
+struct Size {
+  std::size_t m, n, k;
+};
+
+std::string size_name(const testing::TestParamInfo<Size>& info) {
+  return std::to_string(info.param.m) + "x" + std::to_string(info.param.n) + "x" +
+         std::to_string(info.param.k);
+}
+
+// C = A*B on the device with fresh random inputs and C poisoned with NaN;
+// returns the relative-norm error against the double-precision reference.
+double run_and_compare(const Matmul& matmul, Size s) {
+  Runtime& rt = runtime();
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n);
+  for (float& x : a) x = dist(rng);
+  for (float& x : b) x = dist(rng);
+  cl_int err = CL_SUCCESS;
+  cl::Buffer da(rt.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data(), &err);
+  EXPECT_EQ(err, CL_SUCCESS);
+  cl::Buffer db(rt.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data(), &err);
+  EXPECT_EQ(err, CL_SUCCESS);
+  cl::Buffer dc(rt.context, CL_MEM_READ_WRITE, c.size() * 4, nullptr, &err);
+  EXPECT_EQ(err, CL_SUCCESS);
+  EXPECT_EQ(
+      rt.queue.enqueueFillBuffer(dc, std::numeric_limits<float>::quiet_NaN(), 0, c.size() * 4),
+      CL_SUCCESS);
+  matmul.enqueue(rt.queue, da, db, dc, s.m, s.n, s.k);
+  EXPECT_EQ(rt.queue.enqueueReadBuffer(dc, CL_TRUE, 0, c.size() * 4, c.data()), CL_SUCCESS);
+  return relative_error(c, reference_matmul(a, b, s.m, s.n, s.k));
+}
+
+MatmulOptions requested() {
+  MatmulOptions o;
+  o.variant = env("FATCL_TEST_VARIANT");
+  if (o.variant.rfind("matmul_naive", 0) == 0) o.kernel = MatmulKernel::Naive;
+  o.tier = parse_tier(env("FATCL_TEST_TIER"));
+  return o;
+}
+
+class VariantTest : public testing::TestWithParam<Size> {};
+
+TEST_P(VariantTest, MatchesReference) {
+  REQUIRE_RUNTIME();
+  if (env("FATCL_TEST_VARIANT").empty()) GTEST_SKIP() << "FATCL_TEST_VARIANT not set";
+  const MatmulOptions options = requested();
+  std::unique_ptr<Matmul> matmul;
+  try {
+    matmul = std::make_unique<Matmul>(runtime().context, runtime().device, options);
+  } catch (const Error& e) {
+    FAIL() << "the requested variant does not load: " << e.what();
+  }
+  ASSERT_EQ(matmul->loaded().variant.name, options.variant);
+  ASSERT_EQ(matmul->loaded().tier, *options.tier);
+  const double error = run_and_compare(*matmul, GetParam());
+  EXPECT_LE(error, 1e-5) << matmul->explanation().to_string();
+}
+
+std::vector<Size> sizes() {
+  std::vector<Size> all = {{1, 1, 1},    {17, 33, 65}, {33, 17, 40},    {1000, 1, 999},
+                           {1, 1000, 7}, {64, 64, 64}, {257, 129, 511}, {512, 384, 320}};
+  if (env("FATCL_TEST_SIZES") == "small") all.resize(3);
+  return all;
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, VariantTest, testing::ValuesIn(sizes()), size_name);
+
+TEST(Auto, ChoosesTheExpectedTierAndExplainsEveryVariant) {
+  REQUIRE_RUNTIME();
+  Matmul matmul(runtime().context, runtime().device);
+  const std::string text = matmul.explanation().to_string();
+  EXPECT_EQ(to_string(matmul.loaded().tier), env("FATCL_TEST_EXPECT_TIER")) << text;
+  EXPECT_NE(text.find("chosen: " + matmul.loaded().variant.name), std::string::npos) << text;
+  for (const fatcl::Variant& v : matmul_family(MatmulKernel::Tiled).manifest().variants) {
+    EXPECT_NE(text.find(v.name + " [spirv]"), std::string::npos) << text;
+    EXPECT_NE(text.find(v.name + " [source]"), std::string::npos) << text;
+  }
+  EXPECT_LE(run_and_compare(matmul, {67, 45, 89}), 1e-5) << text;
+}
+
+TEST(Auto, BadInputsAreRefusedWithTheirCause) {
+  REQUIRE_RUNTIME();
+  Runtime& rt = runtime();
+  Matmul matmul(rt.context, rt.device);
+  cl_int err = CL_SUCCESS;
+  cl::Buffer small(rt.context, CL_MEM_READ_WRITE, 16 * 4, nullptr, &err);
+  cl::Buffer big(rt.context, CL_MEM_READ_WRITE, 64 * 4, nullptr, &err);
+  auto message = [&](std::size_t m, std::size_t n, std::size_t k, const cl::Buffer& a) {
+    try {
+      matmul.enqueue(rt.queue, a, big, big, m, n, k);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(message(0, 8, 8, big).find("M = 0 is outside"), std::string::npos);
+  EXPECT_NE(message(8, 8, 8, small).find("buffer A has 64 B"), std::string::npos);
+  EXPECT_THROW(Matmul(rt.context, rt.device, MatmulOptions{MatmulKernel::Tiled, "nope", {}}),
+               Error);
+}
+
+}  // namespace
+}  // namespace fatcl

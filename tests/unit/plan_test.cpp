@@ -1,0 +1,196 @@
+// Selection on synthetic devices: local memory 16/32/48/64 KiB, work-group
+// limits 256 and 1024, OpenCL 1.2 / 2.1 / 3.0 with and without IL, NVIDIA's
+// empty IL string.
+#include <gtest/gtest.h>
+
+#include "fatcl/loader.hpp"
+#include "test_manifests.hpp"
+
+namespace fatcl {
+namespace {
+
+DeviceCaps device(std::uint64_t local_kib, std::size_t max_group, int major, int minor,
+                  std::string il, bool khr_il = false) {
+  DeviceCaps caps;
+  caps.platform_name = "synthetic";
+  caps.device_name = "device";
+  caps.device_version = "OpenCL " + std::to_string(major) + "." + std::to_string(minor);
+  caps.driver_version = "1";
+  caps.cl_major = major;
+  caps.cl_minor = minor;
+  caps.il_version = std::move(il);
+  caps.khr_il_program = khr_il;
+  caps.local_mem_bytes = local_kib * 1024;
+  caps.max_work_group_size = max_group;
+  caps.max_work_item_sizes = {max_group, max_group, max_group};
+  return caps;
+}
+
+// A family with a variant that needs 40 KiB of local memory and 256
+// work-items, as register-blocked variants will.
+Manifest family() {
+  Manifest m = test::tiled_manifest({4, 8, 16, 32, 64});
+  Variant big = test::tiled_variant(16);
+  big.name = "matmul_tiled_TILE16_BIG";
+  big.local_mem_bytes = 40 * 1024;
+  m.variants.push_back(big);
+  return m;
+}
+
+std::vector<std::string> chain_names(const Plan& p) {
+  std::vector<std::string> out;
+  for (const Candidate& c : p.chain) out.push_back(c.variant->name + "/" + to_string(c.tier));
+  return out;
+}
+
+const Step* rejection(const Plan& p, const std::string& variant, std::optional<Tier> tier) {
+  for (const Step& s : p.rejected) {
+    if (s.variant == variant && s.tier == tier) return &s;
+  }
+  return nullptr;
+}
+
+TEST(Plan, LocalMemoryLimits) {
+  const Manifest m = family();
+  for (std::uint64_t kib : {16, 32, 48, 64}) {
+    SCOPED_TRACE(std::to_string(kib) + " KiB");
+    Plan p = plan(m, device(kib, 1024, 3, 0, ""));
+    const Step* big = rejection(p, "matmul_tiled_TILE16_BIG", std::nullopt);
+    if (kib < 40) {
+      ASSERT_NE(big, nullptr);
+      EXPECT_NE(big->reason.find("needs 40960 B of local memory, the device has " +
+                                 std::to_string(kib * 1024) + " B"),
+                std::string::npos)
+          << big->reason;
+    } else {
+      EXPECT_EQ(big, nullptr);
+    }
+    ASSERT_FALSE(p.chain.empty());
+    EXPECT_EQ(p.chain.front().variant->name, "matmul_tiled_TILE32");
+  }
+}
+
+TEST(Plan, WorkGroupLimits) {
+  const Manifest m = family();
+  Plan p1024 = plan(m, device(48, 1024, 3, 0, ""));
+  EXPECT_EQ(chain_names(p1024).front(), "matmul_tiled_TILE32/source");
+  const Step* t64 = rejection(p1024, "matmul_tiled_TILE64", std::nullopt);
+  ASSERT_NE(t64, nullptr);
+  EXPECT_NE(t64->reason.find("needs 4096 work-items per group (64x64x1), "
+                             "CL_DEVICE_MAX_WORK_GROUP_SIZE is 1024"),
+            std::string::npos)
+      << t64->reason;
+
+  Plan p256 = plan(m, device(64, 256, 3, 0, ""));
+  ASSERT_NE(rejection(p256, "matmul_tiled_TILE32", std::nullopt), nullptr);
+  // TILE16 and TILE16_BIG tie on work-items; less local memory wins.
+  std::vector<std::string> expected = {"matmul_tiled_TILE16/source",
+                                       "matmul_tiled_TILE16_BIG/source",
+                                       "matmul_tiled_TILE8/source", "matmul_tiled_TILE4/source"};
+  EXPECT_EQ(chain_names(p256), expected);
+
+  DeviceCaps narrow = device(64, 1024, 3, 0, "");
+  narrow.max_work_item_sizes = {1024, 16, 1};
+  Plan pn = plan(m, narrow);
+  const Step* t32 = rejection(pn, "matmul_tiled_TILE32", std::nullopt);
+  ASSERT_NE(t32, nullptr);
+  EXPECT_NE(t32->reason.find("32 work-items in dimension 1"), std::string::npos) << t32->reason;
+}
+
+TEST(Plan, OpenCL12WithoutILUsesSourceOnly) {
+  const Manifest m = test::tiled_manifest({8, 16});
+  Plan p = plan(m, device(32, 1024, 1, 2, ""));
+  EXPECT_EQ(chain_names(p),
+            (std::vector<std::string>{"matmul_tiled_TILE16/source", "matmul_tiled_TILE8/source"}));
+  const Step* s = rejection(p, "matmul_tiled_TILE16", Tier::SpirV);
+  ASSERT_NE(s, nullptr);
+  EXPECT_NE(s->reason.find("OpenCL 1.2 without cl_khr_il_program takes no IL"), std::string::npos);
+}
+
+TEST(Plan, OpenCL12WithKhrIlProgramTakesSpirV) {
+  const Manifest m = test::tiled_manifest({16});
+  Plan p = plan(m, device(32, 1024, 1, 2, "SPIR-V_1.0", true));
+  EXPECT_EQ(chain_names(p),
+            (std::vector<std::string>{"matmul_tiled_TILE16/spirv", "matmul_tiled_TILE16/source"}));
+}
+
+TEST(Plan, OpenCL21WithIL) {
+  const Manifest m = test::tiled_manifest({8, 16});
+  Plan p = plan(m, device(64, 1024, 2, 1, "SPIR-V_1.2 SPIR-V_1.0"));
+  EXPECT_EQ(chain_names(p),
+            (std::vector<std::string>{"matmul_tiled_TILE16/spirv", "matmul_tiled_TILE16/source",
+                                      "matmul_tiled_TILE8/spirv", "matmul_tiled_TILE8/source"}));
+  EXPECT_TRUE(p.rejected.empty());
+}
+
+TEST(Plan, OpenCL21WithoutILString) {
+  const Manifest m = test::tiled_manifest({16});
+  Plan p = plan(m, device(64, 1024, 2, 1, ""));
+  EXPECT_EQ(chain_names(p), (std::vector<std::string>{"matmul_tiled_TILE16/source"}));
+}
+
+TEST(Plan, NvidiaEmptyILStringMeansSourceTier) {
+  // NVIDIA 580: OpenCL 3.0, CL_DEVICE_IL_VERSION "" (size query 1), 48 KiB.
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  Plan p = plan(m, device(48, 1024, 3, 0, ""));
+  EXPECT_EQ(chain_names(p).front(), "matmul_tiled_TILE32/source");
+  const Step* s = rejection(p, "matmul_tiled_TILE32", Tier::SpirV);
+  ASSERT_NE(s, nullptr);
+  EXPECT_NE(s->reason.find("CL_DEVICE_IL_VERSION is empty"), std::string::npos);
+}
+
+TEST(Plan, OpenCL30WithIL) {
+  const Manifest m = test::tiled_manifest({32});
+  Plan p = plan(m, device(64, 1024, 3, 0, "SPIR-V_1.2"));
+  EXPECT_EQ(chain_names(p),
+            (std::vector<std::string>{"matmul_tiled_TILE32/spirv", "matmul_tiled_TILE32/source"}));
+}
+
+TEST(Plan, ModuleNewerThanTheDeviceTakes) {
+  Manifest m;
+  m = test::tiled_manifest({});
+  m.variants.push_back(test::tiled_variant(16, "1.4"));
+  Plan p = plan(m, device(64, 1024, 3, 0, "SPIR-V_1.0 SPIR-V_1.2"));
+  const Step* s = rejection(p, "matmul_tiled_TILE16", Tier::SpirV);
+  ASSERT_NE(s, nullptr);
+  EXPECT_NE(s->reason.find("takes SPIR-V up to 1.2, the module is SPIR-V 1.4"), std::string::npos)
+      << s->reason;
+}
+
+TEST(Plan, CallerRestrictions) {
+  Manifest m = test::tiled_manifest({8, 16});
+  LoadOptions only;
+  only.variant = "matmul_tiled_TILE8";
+  only.tier = Tier::Source;
+  Plan p = plan(m, device(64, 1024, 3, 0, "SPIR-V_1.2"), only);
+  EXPECT_EQ(chain_names(p), (std::vector<std::string>{"matmul_tiled_TILE8/source"}));
+  ASSERT_NE(rejection(p, "matmul_tiled_TILE16", std::nullopt), nullptr);
+  ASSERT_NE(rejection(p, "matmul_tiled_TILE8", Tier::SpirV), nullptr);
+  only.variant = "matmul_tiled_TILE99";
+  EXPECT_THROW(plan(m, device(64, 1024, 3, 0, ""), only), Error);
+}
+
+TEST(Plan, NothingFitsLeavesAnEmptyChainWithReasons) {
+  const Manifest m = test::tiled_manifest({32});
+  Plan p = plan(m, device(4, 64, 1, 2, ""));
+  EXPECT_TRUE(p.chain.empty());
+  ASSERT_EQ(p.rejected.size(), 1u);
+  EXPECT_NE(p.rejected[0].reason.find("CL_DEVICE_MAX_WORK_GROUP_SIZE is 64"), std::string::npos);
+}
+
+TEST(Explanation, NamesEveryStep) {
+  Explanation e;
+  e.device = "dev";
+  e.ranking = kRankingHeuristic;
+  e.steps = {{"a", Tier::SpirV, Step::Outcome::Failed, "clCreateProgramWithIL failed"},
+             {"a", Tier::Source, Step::Outcome::Chosen, "built"},
+             {"b", std::nullopt, Step::Outcome::Rejected, "too big"}};
+  std::string text = e.to_string();
+  EXPECT_NE(text.find("chosen: a (source tier)"), std::string::npos) << text;
+  EXPECT_NE(text.find("a [spirv]"), std::string::npos) << text;
+  EXPECT_NE(text.find("failed: clCreateProgramWithIL failed"), std::string::npos) << text;
+  EXPECT_NE(text.find("rejected: too big"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace fatcl
