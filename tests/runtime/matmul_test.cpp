@@ -197,3 +197,80 @@ TEST(Auto, BadInputsAreRefusedWithTheirCause) {
 
 }  // namespace
 }  // namespace fatcl
+
+namespace fatcl {
+namespace {
+
+// A trial launch that fails moves the loader down the chain: whatever it
+// chooses then needed no trial, and every variant that did is recorded as
+// failed with the trial's reason. On rusticl (CL_KERNEL_WORK_GROUP_SIZE reads
+// 32) this walks past TILE32, TILE16 and TILE8.
+TEST(Auto, FailedTrialLaunchMovesDownTheChain) {
+  REQUIRE_RUNTIME();
+  forget_trials();
+  int calls = 0;
+  LoadOptions options;
+  options.trial = [&](const cl::Context&, const cl::Device&, const cl::Kernel&,
+                      const fatcl::Variant&) {
+    ++calls;
+    return std::string("refused by the test");
+  };
+  LoadedKernel k =
+      load(runtime().context, runtime().device, matmul_family(MatmulKernel::Tiled), options);
+  forget_trials();
+  EXPECT_FALSE(k.settled_by_trial);
+  EXPECT_LE(k.variant.work_group_items(), k.kernel_work_group_size);
+  int failed = 0;
+  for (const Step& s : k.explanation.steps) {
+    if (s.outcome != Step::Outcome::Failed) continue;
+    ++failed;
+    EXPECT_NE(s.reason.find("the trial launch failed: refused by the test"), std::string::npos)
+        << s.reason;
+  }
+  EXPECT_EQ(failed, calls) << k.explanation.to_string();
+  if (env("FATCL_TEST_MISREPORTS") == "1") {
+    EXPECT_GT(calls, 0) << "this driver was expected to under-report CL_KERNEL_WORK_GROUP_SIZE";
+  }
+}
+
+// A module the driver cannot use (here the naive kernel's module standing in
+// for every tiled variant, so the kernel is missing) falls back to the same
+// variant's source, with the IL failure recorded.
+TEST(Auto, UnusableSpirvFallsBackToTheSameVariantsSource) {
+  REQUIRE_RUNTIME();
+  const Family& tiled = matmul_family(MatmulKernel::Tiled);
+  const Family& naive = matmul_family(MatmulKernel::Naive);
+  const std::string_view wrong = naive.spirv(naive.manifest().variants.front().name);
+  Manifest m = tiled.manifest();
+  std::vector<EmbeddedModule> modules;
+  for (fatcl::Variant& v : m.variants) {
+    v.spirv_size = wrong.size();
+    modules.push_back(
+        {v.name.c_str(), reinterpret_cast<const unsigned char*>(wrong.data()), wrong.size()});
+  }
+  const std::string json = m.dump();
+  const EmbeddedFamily embedded{json.c_str(),          json.size(),    tiled.source().data(),
+                                tiled.source().size(), modules.data(), modules.size()};
+  const Family broken(embedded);
+  LoadOptions options;
+  options.variant = "matmul_tiled_TILE16";
+  options.trial = matmul_trial_launch;
+  LoadedKernel k = load(runtime().context, runtime().device, broken, options);
+  const std::string text = k.explanation.to_string();
+  EXPECT_EQ(k.variant.name, "matmul_tiled_TILE16") << text;
+  EXPECT_EQ(k.tier, Tier::Source) << text;
+  const Step* spirv = nullptr;
+  for (const Step& s : k.explanation.steps) {
+    if (s.variant == "matmul_tiled_TILE16" && s.tier == Tier::SpirV) spirv = &s;
+  }
+  ASSERT_NE(spirv, nullptr) << text;
+  if (env("FATCL_TEST_EXPECT_TIER") == "spirv") {
+    EXPECT_EQ(spirv->outcome, Step::Outcome::Failed) << text;
+    EXPECT_NE(spirv->reason.find("matmul_tiled"), std::string::npos) << text;
+  } else {
+    EXPECT_EQ(spirv->outcome, Step::Outcome::Rejected) << text;
+  }
+}
+
+}  // namespace
+}  // namespace fatcl
