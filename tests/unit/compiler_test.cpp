@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "error_of.hpp"
 #include "fatcl/error.hpp"
 
 namespace fs = std::filesystem;
@@ -44,14 +45,7 @@ VariantRequest tiled(long long tile) {
   return r;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
 
 TEST(Compiler, VariantNames) {
   EXPECT_EQ(variant_name("matmul_tiled", {{"TILE", 16}}), "matmul_tiled_TILE16");

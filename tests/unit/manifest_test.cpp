@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "error_of.hpp"
 #include "fatcl/error.hpp"
 #include "fatcl/loader.hpp"
 #include "test_manifests.hpp"
@@ -9,14 +10,7 @@
 namespace fatcl {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
 
 TEST(Manifest, DumpParsesBackToTheSame) {
   Manifest m = test::tiled_manifest({4, 16, 32});
