@@ -12,7 +12,9 @@ set -euo pipefail
 cache="${1:-${FATCL_CACHE:-${HOME:-/root}/.cache/fatcl}/pocl-spirv}"
 icd="$cache/pocl-spirv.icd"
 lib="$cache/install/lib/libpocl.so"
-if [ -f "$icd" ] && [ -f "$lib" ]; then
+# The build is reused while the packages it is made from stay the same.
+inputs="$(dpkg-query -W pocl-source llvm-15-dev llvm-spirv-15 libclang-cpp15-dev 2>/dev/null || true)"
+if [ -f "$icd" ] && [ -f "$lib" ] && [ "$(cat "$cache/inputs" 2>/dev/null)" = "$inputs" ]; then
   echo "$icd"
   exit 0
 fi
@@ -43,6 +45,7 @@ if ! { cmake -S "$cache/src" -B "$cache/build" -G Ninja \
   echo "pocl-spirv: the build failed; the whole log is $log" >&2
   exit 1
 fi
+echo "$inputs" > "$cache/inputs"
 echo "$lib" > "$icd.tmp"
 mv "$icd.tmp" "$icd"
 echo "$icd"

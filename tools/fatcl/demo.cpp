@@ -84,6 +84,10 @@ int list_devices() {
 }
 
 int run_demo(const DemoOptions& options) {
+  if (options.m == 0 || options.n == 0 || options.k == 0) {
+    throw Error("demo: M, N and K must be at least 1 (got " + std::to_string(options.m) + "x" +
+                std::to_string(options.n) + "x" + std::to_string(options.k) + ")");
+  }
   std::printf("OpenCL devices:\n");
   list_devices();
 

@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   CLI::App* d = app.add_subcommand("demo",
                                    "choose a variant, check it against a CPU reference, "
                                    "time it next to the naive kernel (and CLBlast)");
-  d->add_option("--size", size, "M = N = K");
+  CLI::Option* size_option = d->add_option("--size", size, "M = N = K");
   d->add_option("-m", demo.m, "rows of A and C");
   d->add_option("-n", demo.n, "columns of B and C");
   d->add_option("-k", demo.k, "columns of A, rows of B");
@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   d->add_option("--tier", demo.tier, "force a tier: spirv or source");
   d->add_flag("!--no-clblast", demo.clblast, "do not time CLBlast");
   CLI11_PARSE(app, argc, argv);
-  if (size) demo.m = demo.n = demo.k = size;
+  if (*size_option) demo.m = demo.n = demo.k = size;
   try {
     if (app.got_subcommand("devices")) return fatcl::tool::list_devices();
     return fatcl::tool::run_demo(demo);
