@@ -124,7 +124,11 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
                   "launch was given to settle it";
       return a;
     }
-    const std::string key = caps.key() + "|" + variant.sha256 + "|" + to_string(tier);
+    // What was built: the module, or the source with this variant's options.
+    const std::string built =
+        tier == Tier::SpirV ? variant.sha256
+                            : family.manifest().source_sha256 + " " + variant.define_options();
+    const std::string key = caps.key() + "|" + built + "|" + to_string(tier);
     std::string verdict;
     bool remembered = false;
     {
