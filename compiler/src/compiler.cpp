@@ -74,7 +74,6 @@ void inline_file(const fs::path& file, const std::vector<fs::path>& include_dirs
   inputs.push_back(file);
   std::string text = read_text(file);
   std::istringstream in(text);
-  std::string pending;  // lines since the last marker, emitted lazily
   int line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;

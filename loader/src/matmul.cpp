@@ -1,5 +1,6 @@
 #include "fatcl/matmul.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
