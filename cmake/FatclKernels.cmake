@@ -94,7 +94,6 @@ function(fatcl_add_kernel_variants)
   # The grid of parameter points, each "NAME=V|NAME=V".
   set(points "")
   if(param_names)
-    set(points "")
     foreach(p IN LISTS param_names)
       set(next "")
       foreach(v IN LISTS _values_${p})
@@ -202,7 +201,6 @@ function(fatcl_add_kernel_variants)
     DEPENDS ${records} "${source}" ${compile_tool}
     COMMENT "fatcl: bundle ${F_FAMILY} (${variant_names})"
     VERBATIM)
-  add_custom_target(${F_TARGET}_${F_FAMILY}_bundle DEPENDS ${bundle_outputs})
   target_sources(${F_TARGET} PRIVATE "${out}/bundle/${F_FAMILY}.embed.cpp")
   target_include_directories(${F_TARGET} PUBLIC "$<BUILD_INTERFACE:${out}/bundle>")
 
