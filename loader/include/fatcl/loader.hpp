@@ -150,8 +150,9 @@ struct LoadedKernel {
 
 // Walks the plan's chain: SPIR-V -> source -> next variant, checking after
 // each build CL_KERNEL_LOCAL_MEM_SIZE and CL_KERNEL_WORK_GROUP_SIZE (a
-// shortfall in the latter is settled by options.trial, remembered per device,
-// driver and module). Throws fatcl::Error carrying the whole explanation if
+// shortfall in the latter is settled by options.trial, remembered in the
+// process per device, driver and build: module hash, or source hash and -D
+// options). Throws fatcl::Error carrying the whole explanation if
 // nothing in the chain loads.
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
                   const LoadOptions& options = {});
