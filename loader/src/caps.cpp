@@ -10,18 +10,11 @@ namespace {
 
 std::string device_string(const cl::Device& device, cl_device_info what, const char* name) {
   std::size_t size = 0;
-  cl_int err = clGetDeviceInfo(device(), what, 0, nullptr, &size);
-  if (err != CL_SUCCESS) {
-    throw Error(std::string("clGetDeviceInfo(") + name + ") failed: " + cl_status_name(err), err);
-  }
+  const std::string call = std::string("clGetDeviceInfo(") + name + ")";
+  check_cl(clGetDeviceInfo(device(), what, 0, nullptr, &size), call);
   // NVIDIA reports an empty CL_DEVICE_IL_VERSION with size 1 (just the NUL).
   std::string value(size, '\0');
-  if (size > 0) {
-    err = clGetDeviceInfo(device(), what, size, value.data(), nullptr);
-    if (err != CL_SUCCESS) {
-      throw Error(std::string("clGetDeviceInfo(") + name + ") failed: " + cl_status_name(err), err);
-    }
-  }
+  if (size > 0) check_cl(clGetDeviceInfo(device(), what, size, value.data(), nullptr), call);
   while (!value.empty() && (value.back() == '\0' || value.back() == ' ')) value.pop_back();
   return value;
 }
@@ -29,10 +22,8 @@ std::string device_string(const cl::Device& device, cl_device_info what, const c
 template <typename T>
 T device_value(const cl::Device& device, cl_device_info what, const char* name) {
   T value{};
-  cl_int err = clGetDeviceInfo(device(), what, sizeof value, &value, nullptr);
-  if (err != CL_SUCCESS) {
-    throw Error(std::string("clGetDeviceInfo(") + name + ") failed: " + cl_status_name(err), err);
-  }
+  check_cl(clGetDeviceInfo(device(), what, sizeof value, &value, nullptr),
+           std::string("clGetDeviceInfo(") + name + ")");
   return value;
 }
 
@@ -78,12 +69,8 @@ DeviceCaps DeviceCaps::query(const cl::Device& device) {
   caps.max_work_group_size = device_value<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE,
                                                        "CL_DEVICE_MAX_WORK_GROUP_SIZE");
   std::size_t sizes[3] = {0, 0, 0};
-  cl_int err =
-      clGetDeviceInfo(device(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, nullptr);
-  if (err != CL_SUCCESS) {
-    throw Error("clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES) failed: " + cl_status_name(err),
-                err);
-  }
+  check_cl(clGetDeviceInfo(device(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, nullptr),
+           "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
   caps.max_work_item_sizes = {sizes[0], sizes[1], sizes[2]};
   return caps;
 }

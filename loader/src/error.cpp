@@ -2,6 +2,10 @@
 
 namespace fatcl {
 
+void check_cl(int status, const std::string& what) {
+  if (status != 0) throw Error(what + " failed: " + cl_status_name(status), status);
+}
+
 std::string cl_status_name(int code) {
   switch (code) {
     case 0:

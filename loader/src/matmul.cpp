@@ -11,10 +11,6 @@
 namespace fatcl {
 namespace {
 
-void check(cl_int err, const std::string& what) {
-  if (err != CL_SUCCESS) throw Error(what + " failed: " + cl_status_name(err), err);
-}
-
 std::size_t round_up(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
@@ -37,23 +33,23 @@ cl::Event launch(const cl::CommandQueue& queue, const cl::Kernel& kernel,
                  const std::vector<cl::Event>& wait) {
   const cl_int M = static_cast<cl_int>(m), N = static_cast<cl_int>(n), K = static_cast<cl_int>(k);
   cl_kernel raw = kernel();
-  check(clSetKernelArg(raw, 0, sizeof M, &M), "clSetKernelArg(M)");
-  check(clSetKernelArg(raw, 1, sizeof N, &N), "clSetKernelArg(N)");
-  check(clSetKernelArg(raw, 2, sizeof K, &K), "clSetKernelArg(K)");
+  check_cl(clSetKernelArg(raw, 0, sizeof M, &M), "clSetKernelArg(M)");
+  check_cl(clSetKernelArg(raw, 1, sizeof N, &N), "clSetKernelArg(N)");
+  check_cl(clSetKernelArg(raw, 2, sizeof K, &K), "clSetKernelArg(K)");
   cl_mem mems[3] = {a(), b(), c()};
   for (cl_uint i = 0; i < 3; ++i) {
-    check(clSetKernelArg(raw, 3 + i, sizeof(cl_mem), &mems[i]), "clSetKernelArg(buffer)");
+    check_cl(clSetKernelArg(raw, 3 + i, sizeof(cl_mem), &mems[i]), "clSetKernelArg(buffer)");
   }
   // Dimension 0 runs along the columns of C (N), dimension 1 along its rows.
   const std::size_t global[2] = {round_up(n, local[0]), round_up(m, local[1])};
   std::vector<cl_event> events;
   for (const cl::Event& e : wait) events.push_back(e());
   cl_event done = nullptr;
-  check(clEnqueueNDRangeKernel(queue(), raw, 2, nullptr, global, local.data(),
-                               static_cast<cl_uint>(events.size()),
-                               events.empty() ? nullptr : events.data(), &done),
-        "clEnqueueNDRangeKernel(" + std::to_string(local[0]) + "x" + std::to_string(local[1]) +
-            " work-groups)");
+  check_cl(clEnqueueNDRangeKernel(queue(), raw, 2, nullptr, global, local.data(),
+                                  static_cast<cl_uint>(events.size()),
+                                  events.empty() ? nullptr : events.data(), &done),
+           "clEnqueueNDRangeKernel(" + std::to_string(local[0]) + "x" + std::to_string(local[1]) +
+               " work-groups)");
   return cl::Event(done, false);
 }
 
@@ -140,7 +136,7 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
   for (int i = 0; i < 3; ++i) {
     std::size_t size = 0;
     cl_int err = clGetMemObjectInfo((*needs[i].first)(), CL_MEM_SIZE, sizeof size, &size, nullptr);
-    check(err, std::string("clGetMemObjectInfo(") + names[i] + ")");
+    check_cl(err, std::string("clGetMemObjectInfo(") + names[i] + ")");
     if (size < needs[i].second * sizeof(float)) {
       throw Error(std::string("Matmul: buffer ") + names[i] + " has " + std::to_string(size) +
                   " B, the " + std::to_string(m) + "x" + std::to_string(n) + "x" +

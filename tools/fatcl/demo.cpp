@@ -18,10 +18,6 @@ namespace {
 
 constexpr double kTolerance = 1e-5;
 
-void check(cl_int err, const std::string& what) {
-  if (err != CL_SUCCESS) throw Error(what + " failed: " + cl_status_name(err), err);
-}
-
 std::string platform_name(const cl::Platform& p) {
   std::string name;
   p.getInfo(CL_PLATFORM_NAME, &name);
@@ -38,7 +34,7 @@ std::vector<cl::Platform> platforms() {
         std::string(std::getenv("OCL_ICD_VENDORS") ? std::getenv("OCL_ICD_VENDORS") : "unset") +
         ")");
   }
-  check(err, "clGetPlatformIDs");
+  check_cl(err, "clGetPlatformIDs");
   return list;
 }
 
@@ -46,7 +42,7 @@ std::vector<cl::Device> devices_of(const cl::Platform& p) {
   std::vector<cl::Device> list;
   cl_int err = p.getDevices(CL_DEVICE_TYPE_ALL, &list);
   if (err == CL_DEVICE_NOT_FOUND) return {};
-  check(err, "clGetDeviceIDs");
+  check_cl(err, "clGetDeviceIDs");
   return list;
 }
 
@@ -57,10 +53,10 @@ std::vector<cl::Device> devices_of(const cl::Platform& p) {
 double median_ms(const cl::CommandQueue& queue, const std::function<cl::Event()>& run, int reps) {
   std::vector<double> ms;
   for (int r = 0; r < reps; ++r) {
-    check(queue.finish(), "clFinish");
+    check_cl(queue.finish(), "clFinish");
     auto start = std::chrono::steady_clock::now();
     run();
-    check(queue.finish(), "clFinish");
+    check_cl(queue.finish(), "clFinish");
     auto stop = std::chrono::steady_clock::now();
     ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
   }
@@ -115,9 +111,9 @@ int run_demo(const DemoOptions& options) {
   cl::Device device = devices[options.device];
   cl_int err = CL_SUCCESS;
   cl::Context context(device, nullptr, nullptr, nullptr, &err);
-  check(err, "clCreateContext");
+  check_cl(err, "clCreateContext");
   cl::CommandQueue queue(context, device, 0, &err);
-  check(err, "clCreateCommandQueue");
+  check_cl(err, "clCreateCommandQueue");
 
   MatmulOptions chosen_options;
   chosen_options.variant = options.variant;
@@ -143,11 +139,11 @@ int run_demo(const DemoOptions& options) {
   for (float& x : b) x = dist(rng);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   cl::Buffer da(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data(), &err);
-  check(err, "clCreateBuffer(A)");
+  check_cl(err, "clCreateBuffer(A)");
   cl::Buffer db(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data(), &err);
-  check(err, "clCreateBuffer(B)");
+  check_cl(err, "clCreateBuffer(B)");
   cl::Buffer dc(context, CL_MEM_READ_WRITE, c.size() * 4, nullptr, &err);
-  check(err, "clCreateBuffer(C)");
+  check_cl(err, "clCreateBuffer(C)");
 
   std::printf("\nC = A*B with M=%zu N=%zu K=%zu, inputs uniform in [-1,1] (seed %u)\n", m, n, k,
               seed);
@@ -167,10 +163,10 @@ int run_demo(const DemoOptions& options) {
   std::vector<float> c_rows(rows_checked.size() * n);
   int failures = 0;
   auto verify = [&](const char* what, const std::function<cl::Event()>& run) {
-    check(queue.enqueueFillBuffer(dc, nan, 0, c.size() * 4), "clEnqueueFillBuffer(C, NaN)");
+    check_cl(queue.enqueueFillBuffer(dc, nan, 0, c.size() * 4), "clEnqueueFillBuffer(C, NaN)");
     run();
-    check(queue.enqueueReadBuffer(dc, CL_TRUE, 0, c.size() * 4, c.data()),
-          "clEnqueueReadBuffer(C)");
+    check_cl(queue.enqueueReadBuffer(dc, CL_TRUE, 0, c.size() * 4, c.data()),
+             "clEnqueueReadBuffer(C)");
     for (std::size_t r = 0; r < rows_checked.size(); ++r) {
       std::copy_n(&c[rows_checked[r] * n], n, &c_rows[r * n]);
     }

@@ -22,6 +22,10 @@ class Error : public std::runtime_error {
   int cl_code_;
 };
 
+// Throws fatcl::Error("<what> failed: <status name>", status) unless status
+// is CL_SUCCESS (0).
+void check_cl(int status, const std::string& what);
+
 // The symbolic name of an OpenCL status code, e.g. "CL_INVALID_OPERATION".
 // Unknown codes give "CL_ERROR(<code>)".
 std::string cl_status_name(int code);
