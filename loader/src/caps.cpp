@@ -61,7 +61,7 @@ DeviceCaps DeviceCaps::query(const cl::Device& device) {
   caps.khr_il_program = (" " + extensions + " ").find(" cl_khr_il_program ") != std::string::npos;
   // CL_DEVICE_IL_VERSION is core in 2.1; CL_DEVICE_IL_VERSION_KHR (the same
   // enum value) comes with the extension. Other devices must not be asked.
-  if (caps.cl_major * 100 + caps.cl_minor >= 201 || caps.khr_il_program) {
+  if (caps.il_is_core() || caps.khr_il_program) {
     caps.il_version = device_string(device, CL_DEVICE_IL_VERSION, "CL_DEVICE_IL_VERSION");
   }
   caps.local_mem_bytes =
@@ -80,8 +80,7 @@ bool DeviceCaps::accepts_spirv(const std::string& version, std::string* why) con
     if (why) *why = std::move(reason);
     return false;
   };
-  const int cl = cl_major * 100 + cl_minor;
-  if (cl < 201 && !khr_il_program) {
+  if (!il_is_core() && !khr_il_program) {
     return refuse("OpenCL " + std::to_string(cl_major) + "." + std::to_string(cl_minor) +
                   " without cl_khr_il_program takes no IL");
   }

@@ -46,7 +46,7 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   std::string how;
   if (tier == Tier::SpirV) {
     std::string_view il = family.spirv(variant.name);
-    if (caps.cl_major * 100 + caps.cl_minor >= 201) {
+    if (caps.il_is_core()) {
       raw = clCreateProgramWithIL(context(), il.data(), il.size(), &err);
       how = "clCreateProgramWithIL";
     } else {

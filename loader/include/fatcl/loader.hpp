@@ -42,6 +42,10 @@ struct DeviceCaps {
   std::size_t max_work_group_size = 0;
   std::array<std::size_t, 3> max_work_item_sizes{0, 0, 0};
 
+  // OpenCL 2.1 or later: clCreateProgramWithIL and CL_DEVICE_IL_VERSION are
+  // core (before that they come with cl_khr_il_program).
+  bool il_is_core() const { return cl_major * 100 + cl_minor >= 201; }
+
   // Reads the device. Throws fatcl::Error if a query fails.
   static DeviceCaps query(const cl::Device& device);
 
