@@ -323,7 +323,8 @@ std::vector<std::uint32_t> read_spirv(const fs::path& path) {
   std::string bytes = read_text(path);
   if (bytes.size() % 4 != 0 || bytes.size() < 20) {
     throw Error(path.string() + " is not a SPIR-V module (" + std::to_string(bytes.size()) +
-                " bytes, not a whole number of words)");
+                " bytes: " +
+                (bytes.size() % 4 ? "not a whole number of words" : "shorter than a header") + ")");
   }
   std::vector<std::uint32_t> words(bytes.size() / 4);
   std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(words.data()));
