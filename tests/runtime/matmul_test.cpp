@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <random>
 
@@ -40,9 +41,12 @@ Runtime open_runtime() {
   }
   const std::string needs = env("FATCL_TEST_NEEDS");
   if (!needs.empty() && !std::filesystem::exists(needs)) {
-    r.missing = "runtime not installed: " + needs +
-                " is missing (build it with "
-                "tests/runtimes/pocl-spirv.sh)";
+    // tests/runtimes/pocl-spirv.sh leaves the reason of a failed build beside it.
+    std::ifstream why(std::filesystem::path(needs).parent_path() / "build-failed.txt");
+    std::string reason;
+    std::getline(why, reason);
+    r.missing = "runtime not installed: " + needs + " is missing (" +
+                (reason.empty() ? "build it with tests/runtimes/pocl-spirv.sh" : reason) + ")";
     return r;
   }
   std::vector<cl::Platform> platforms;
