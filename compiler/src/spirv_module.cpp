@@ -1,6 +1,13 @@
-// Reading and validating SPIR-V modules with SPIRV-Tools.
+// Reading and validating SPIR-V modules with SPIRV-Tools. The module is
+// walked with SPIRV-Tools' binary parser (it checks every instruction's word
+// count and operands); fatcl's own reading of ids, types and numbers is
+// checked too, so a crafted module gives a fatcl::Error naming what is wrong.
+#include <cstring>
+#include <limits>
 #include <map>
+#include <optional>
 #include <spirv-tools/libspirv.hpp>
+#include <spirv/unified1/spirv.hpp11>
 #include <sstream>
 
 #include "fatcl/compiler.hpp"
@@ -9,118 +16,265 @@
 namespace fatcl {
 namespace {
 
-std::vector<std::string> split_words(const std::string& line) {
-  std::istringstream in(line);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
-}
+constexpr std::uint32_t kMagic = 0x07230203u;
 
 // OpSource OpenCL_C <version>: 102000 is OpenCL C 1.2.
-std::string env_for_opencl_c(long version) {
+std::string env_for_opencl_c(std::uint32_t version) {
   if (version < 200000) return "opencl1.2";
   if (version < 210000) return "opencl2.0";
   if (version < 220000) return "opencl2.1";
   return "opencl2.2";
 }
 
-struct TypeTable {
-  std::map<std::string, std::vector<std::string>> defs;  // id -> words after '='
-  std::map<std::string, unsigned long long> constants;   // id -> integer value
+std::string hex(std::uint32_t value) {
+  std::ostringstream s;
+  s << "0x" << std::hex << value;
+  return s.str();
+}
 
-  std::size_t size_of(const std::string& id, int depth = 0) const {
-    auto it = defs.find(id);
-    if (it == defs.end() || depth > 32) {
-      throw Error("SPIR-V: cannot size type " + id);
+// The type and constant definitions needed to size Workgroup variables.
+struct TypeDef {
+  spv::Op op;
+  std::vector<std::uint32_t> operands;  // words after the result id
+};
+
+struct Walk {
+  ModuleInfo info;
+  std::map<std::uint32_t, TypeDef> types;                     // id -> definition
+  std::map<std::uint32_t, std::uint64_t> constants;           // id -> integer value
+  std::map<std::string, std::uint32_t> entry_ids;             // kernel name -> function id
+  std::map<std::uint32_t, std::array<std::size_t, 3>> local;  // function id -> LocalSize
+  std::vector<std::uint32_t> workgroup_variable_types;        // pointer type ids
+  std::string problem;                                        // first malformed thing seen
+};
+
+// A literal string operand: UTF-8, NUL-terminated within its words.
+std::string literal_string(const spv_parsed_instruction_t& inst, const spv_parsed_operand_t& op) {
+  std::string out;
+  for (std::uint16_t w = 0; w < op.num_words; ++w) {
+    const std::uint32_t word = inst.words[op.offset + w];
+    for (int b = 0; b < 4; ++b) {
+      const char c = static_cast<char>((word >> (8 * b)) & 0xffu);
+      if (c == '\0') return out;
+      out += c;
     }
-    const std::vector<std::string>& d = it->second;
-    const std::string& op = d[0];
-    if ((op == "OpTypeInt" || op == "OpTypeFloat") && d.size() >= 2) {
-      return std::stoul(d[1]) / 8;
+  }
+  return out;
+}
+
+spv_result_t on_instruction(void* user, const spv_parsed_instruction_t* inst) {
+  Walk& walk = *static_cast<Walk*>(user);
+  const spv::Op op = static_cast<spv::Op>(inst->opcode);
+  // Words after opcode (and result id / type id where present).
+  auto word = [&](std::uint16_t operand) -> std::uint32_t {
+    return inst->words[inst->operands[operand].offset];
+  };
+  const std::uint16_t n = inst->num_operands;
+  switch (op) {
+    case spv::Op::OpSource:
+      if (n >= 2 && word(0) == static_cast<std::uint32_t>(spv::SourceLanguage::OpenCL_C)) {
+        walk.info.target_env = env_for_opencl_c(word(1));
+      }
+      break;
+    case spv::Op::OpEntryPoint:
+      if (n >= 3) {
+        const std::string name = literal_string(*inst, inst->operands[2]);
+        walk.info.entry_points.push_back(name);
+        walk.entry_ids[name] = word(1);
+      }
+      break;
+    case spv::Op::OpExecutionMode:
+      if (n >= 5 && word(1) == static_cast<std::uint32_t>(spv::ExecutionMode::LocalSize)) {
+        walk.local[word(0)] = {word(2), word(3), word(4)};
+      }
+      break;
+    case spv::Op::OpTypeBool:
+    case spv::Op::OpTypeInt:
+    case spv::Op::OpTypeFloat:
+    case spv::Op::OpTypeVector:
+    case spv::Op::OpTypeArray:
+    case spv::Op::OpTypeStruct:
+    case spv::Op::OpTypePointer: {
+      TypeDef def{op, {}};
+      for (std::uint16_t i = 1; i < n; ++i) def.operands.push_back(word(i));  // 0: result id
+      walk.types[inst->result_id] = std::move(def);
+      break;
     }
-    if (op == "OpTypeBool") return 1;
-    if (op == "OpTypePointer") return 8;  // Physical64, the only model fatcl emits
-    if (op == "OpTypeVector" && d.size() >= 3) {
-      std::size_t n = std::stoul(d[2]);
-      return size_of(d[1], depth + 1) * (n == 3 ? 4 : n);
+    case spv::Op::OpConstant:
+      // Operands: result type, result id, value (1 or 2 words, low first).
+      if (n >= 3) {
+        const spv_parsed_operand_t& value = inst->operands[2];
+        std::uint64_t v = inst->words[value.offset];
+        if (value.num_words >= 2) v |= std::uint64_t(inst->words[value.offset + 1]) << 32;
+        walk.constants[inst->result_id] = v;
+      }
+      break;
+    case spv::Op::OpVariable:
+      if (n >= 3 && word(2) == static_cast<std::uint32_t>(spv::StorageClass::Workgroup)) {
+        walk.workgroup_variable_types.push_back(inst->type_id);
+      }
+      break;
+    default:
+      // Other types (runtime arrays, images, ...) are recorded so that a
+      // __local variable of one is unsizable, not undefined. spvOpcodeString
+      // spells opcodes without "Op".
+      if (inst->result_id != 0 && std::strncmp(spvOpcodeString(inst->opcode), "Type", 4) == 0) {
+        walk.types[inst->result_id] = TypeDef{op, {}};
+      }
+      break;
+  }
+  return SPV_SUCCESS;
+}
+
+std::uint64_t checked_multiply(std::uint64_t a, std::uint64_t b) {
+  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) {
+    throw Error("the size of a __local variable overflows 64 bits");
+  }
+  return a * b;
+}
+
+std::uint64_t size_of(const Walk& walk, std::uint32_t id, int depth = 0) {
+  if (depth > 32) throw Error("type %" + std::to_string(id) + " nests more than 32 levels");
+  auto it = walk.types.find(id);
+  if (it == walk.types.end()) {
+    throw Error("the type %" + std::to_string(id) + " of a __local variable is not defined");
+  }
+  const TypeDef& d = it->second;
+  auto operand = [&](std::size_t i) {
+    if (i >= d.operands.size()) {
+      throw Error("type %" + std::to_string(id) + " (Op" + spvOpcodeString(std::uint32_t(d.op)) +
+                  ") lacks an operand");
     }
-    if (op == "OpTypeArray" && d.size() >= 3) {
-      auto c = constants.find(d[2]);
-      if (c == constants.end()) throw Error("SPIR-V: array length " + d[2] + " is not a constant");
-      return size_of(d[1], depth + 1) * c->second;
+    return d.operands[i];
+  };
+  switch (d.op) {
+    case spv::Op::OpTypeBool:
+      return 1;
+    case spv::Op::OpTypeInt:
+    case spv::Op::OpTypeFloat:
+      return operand(0) / 8;
+    case spv::Op::OpTypePointer:
+      return 8;  // Physical64, the only addressing model fatcl emits
+    case spv::Op::OpTypeVector: {
+      const std::uint32_t count = operand(1);
+      return checked_multiply(size_of(walk, operand(0), depth + 1), count == 3 ? 4 : count);
     }
-    if (op == "OpTypeStruct") {
-      std::size_t total = 0;
-      for (std::size_t i = 1; i < d.size(); ++i) total += size_of(d[i], depth + 1);
+    case spv::Op::OpTypeArray: {
+      auto length = walk.constants.find(operand(1));
+      if (length == walk.constants.end()) {
+        throw Error("the length %" + std::to_string(operand(1)) + " of array type %" +
+                    std::to_string(id) + " is not an integer constant");
+      }
+      return checked_multiply(size_of(walk, operand(0), depth + 1), length->second);
+    }
+    case spv::Op::OpTypeStruct: {
+      std::uint64_t total = 0;
+      for (std::uint32_t member : d.operands) {
+        const std::uint64_t s = size_of(walk, member, depth + 1);
+        if (total > std::numeric_limits<std::uint64_t>::max() - s) {
+          throw Error("the size of a __local struct overflows 64 bits");
+        }
+        total += s;
+      }
       return total;
     }
-    throw Error("SPIR-V: cannot size type " + id + " (" + op + ")");
+    default:
+      throw Error("type %" + std::to_string(id) + " (Op" + spvOpcodeString(std::uint32_t(d.op)) +
+                  ") cannot be sized");
   }
-};
+}
+
+// Capability names as SPIRV-Tools' disassembler spells them.
+std::vector<std::string> capability_names(const std::vector<std::uint32_t>& spirv) {
+  spvtools::SpirvTools tools(SPV_ENV_UNIVERSAL_1_6);
+  tools.SetMessageConsumer(
+      [](spv_message_level_t, const char*, const spv_position_t&, const char*) {});
+  std::string text;
+  if (!tools.Disassemble(spirv, &text, SPV_BINARY_TO_TEXT_OPTION_NO_HEADER)) {
+    throw Error("SPIRV-Tools cannot disassemble the module");
+  }
+  std::vector<std::string> names;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string prefix = "OpCapability ";
+    const std::size_t at = line.find_first_not_of(' ');
+    if (at != std::string::npos && line.compare(at, prefix.size(), prefix) == 0) {
+      names.push_back(line.substr(at + prefix.size()));
+    }
+  }
+  return names;
+}
 
 }  // namespace
 
+std::string module_header_problem(const std::vector<std::uint32_t>& spirv) {
+  if (spirv.size() < 5) {
+    return "too short for a SPIR-V header (" + std::to_string(spirv.size() * 4) + " bytes)";
+  }
+  if (spirv[0] != kMagic) {
+    if (spirv[0] == 0x03022307u) return "big-endian SPIR-V (fatcl reads little-endian only)";
+    return "not a SPIR-V module (magic number " + hex(spirv[0]) + ", expected 0x07230203)";
+  }
+  const std::uint32_t major = (spirv[1] >> 16) & 0xffu, minor = (spirv[1] >> 8) & 0xffu;
+  if ((spirv[1] & 0xff0000ffu) != 0 || major != 1 || minor > 6) {
+    return "unknown SPIR-V version word " + hex(spirv[1]);
+  }
+  if (spirv[3] == 0) return "the header's id bound is 0";
+  return "";
+}
+
 ModuleInfo inspect_module(const std::vector<std::uint32_t>& spirv, const std::string& kernel) {
-  if (spirv.size() < 5 || spirv[0] != 0x07230203u) {
-    throw Error("not a SPIR-V module (bad magic number or too short)");
-  }
-  ModuleInfo info;
-  info.version =
-      std::to_string((spirv[1] >> 16) & 0xff) + "." + std::to_string((spirv[1] >> 8) & 0xff);
+  const std::string problem = module_header_problem(spirv);
+  if (!problem.empty()) throw Error(problem);
+  Walk walk;
+  walk.info.version =
+      std::to_string((spirv[1] >> 16) & 0xffu) + "." + std::to_string((spirv[1] >> 8) & 0xffu);
 
-  spvtools::SpirvTools tools(SPV_ENV_UNIVERSAL_1_6);
-  std::string messages;
-  tools.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t&,
-                               const char* m) { messages += std::string(m) + "\n"; });
-  std::string text;
-  if (!tools.Disassemble(spirv, &text, SPV_BINARY_TO_TEXT_OPTION_NO_HEADER)) {
-    throw Error("SPIR-V module cannot be disassembled: " + messages);
+  spv_context context = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
+  if (!context) throw Error("SPIRV-Tools: cannot create a context");
+  spv_diagnostic diagnostic = nullptr;
+  const spv_result_t result = spvBinaryParse(context, &walk, spirv.data(), spirv.size(), nullptr,
+                                             on_instruction, &diagnostic);
+  std::string parse_error;
+  if (result != SPV_SUCCESS) {
+    parse_error = diagnostic && diagnostic->error ? diagnostic->error : "unknown error";
+    if (diagnostic) parse_error += " (word " + std::to_string(diagnostic->position.index) + ")";
   }
+  spvDiagnosticDestroy(diagnostic);
+  spvContextDestroy(context);
+  if (!parse_error.empty()) throw Error("SPIRV-Tools cannot parse the module: " + parse_error);
 
-  TypeTable types;
-  std::map<std::string, std::string> entry_ids;                   // kernel name -> id
-  std::map<std::string, std::array<std::size_t, 3>> local_sizes;  // id -> LocalSize
-  std::vector<std::string> workgroup_pointer_types;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    std::vector<std::string> w = split_words(line);
-    if (w.empty()) continue;
-    if (w[0] == "OpCapability" && w.size() >= 2) {
-      info.capabilities.push_back(w[1]);
-    } else if (w[0] == "OpEntryPoint" && w.size() >= 4) {
-      std::string name = w[3];
-      if (name.size() >= 2 && name.front() == '"') name = name.substr(1, name.size() - 2);
-      info.entry_points.push_back(name);
-      entry_ids[name] = w[2];
-    } else if (w[0] == "OpExecutionMode" && w.size() >= 6 && w[2] == "LocalSize") {
-      local_sizes[w[1]] = {std::stoul(w[3]), std::stoul(w[4]), std::stoul(w[5])};
-    } else if (w[0] == "OpSource" && w.size() >= 3 && w[1] == "OpenCL_C") {
-      info.target_env = env_for_opencl_c(std::stol(w[2]));
-    } else if (w.size() >= 3 && w[1] == "=") {
-      const std::string& id = w[0];
-      std::vector<std::string> def(w.begin() + 2, w.end());
-      if (def[0] == "OpConstant" && def.size() >= 3) {
-        types.constants[id] = std::stoull(def[2]);
-      } else if (def[0] == "OpVariable" && def.size() >= 3 && def[2] == "Workgroup") {
-        workgroup_pointer_types.push_back(def[1]);
-      }
-      types.defs[id] = std::move(def);
+  walk.info.capabilities = capability_names(spirv);
+  std::uint64_t local = 0;
+  for (std::uint32_t pointer : walk.workgroup_variable_types) {
+    auto p = walk.types.find(pointer);
+    if (p == walk.types.end() || p->second.op != spv::Op::OpTypePointer ||
+        p->second.operands.size() < 2) {
+      throw Error("a __local variable's type %" + std::to_string(pointer) +
+                  " is not a pointer type defined in the module");
     }
+    const std::uint64_t s = size_of(walk, p->second.operands[1]);
+    if (local > std::numeric_limits<std::uint64_t>::max() - s) {
+      throw Error("the module's __local memory overflows 64 bits");
+    }
+    local += s;
   }
-  for (const std::string& pointer : workgroup_pointer_types) {
-    const std::vector<std::string>& p = types.defs.at(pointer);
-    if (p.size() >= 3) info.local_mem_bytes += types.size_of(p[2]);
+  if (local > std::numeric_limits<std::size_t>::max()) {
+    throw Error("the module's __local memory does not fit a size_t");
   }
-  if (info.target_env.empty()) info.target_env = "opencl2.2";  // no OpenCL C OpSource
-  auto id = entry_ids.find(kernel);
-  if (id != entry_ids.end()) {
-    auto ls = local_sizes.find(id->second);
-    if (ls != local_sizes.end()) info.reqd_work_group_size = ls->second;
+  walk.info.local_mem_bytes = static_cast<std::size_t>(local);
+  if (walk.info.target_env.empty()) walk.info.target_env = "opencl2.2";  // no OpenCL C OpSource
+  auto id = walk.entry_ids.find(kernel);
+  if (id != walk.entry_ids.end()) {
+    auto ls = walk.local.find(id->second);
+    if (ls != walk.local.end()) walk.info.reqd_work_group_size = ls->second;
   }
-  return info;
+  return walk.info;
 }
 
 void validate_module(const std::vector<std::uint32_t>& spirv, std::string target_env) {
+  const std::string problem = module_header_problem(spirv);
+  if (!problem.empty()) throw Error(problem);
   if (target_env.empty()) target_env = inspect_module(spirv, "").target_env;
   spv_target_env env;
   if (!spvParseTargetEnv(target_env.c_str(), &env)) {

@@ -83,12 +83,13 @@ int main(int argc, char** argv) {
   bundle->add_option("--namespace", cpp_namespace, "C++ namespace of the accessor");
   bundle->add_option("--out-dir", out_dir, "output folder")->required();
 
-  std::vector<fs::path> modules;
-  std::string target_env;
-  CLI::App* validate = app.add_subcommand("validate", "validate SPIR-V modules (as spirv-val)");
-  validate->add_option("modules", modules, "SPIR-V files")->required()->check(CLI::ExistingFile);
-  validate->add_option("--target-env", target_env,
-                       "default: the OpenCL version the module declares");
+  std::vector<fs::path> paths;
+  bool json = false;
+  CLI::App* validate = app.add_subcommand(
+      "validate", "validate bundles, manifests and SPIR-V modules (the same as fatcl validate)");
+  validate->add_option("paths", paths, "bundle folders, manifest.json files or SPIR-V modules")
+      ->required();
+  validate->add_flag("--json", json, "print the report as JSON");
 
   CLI11_PARSE(app, argc, argv);
 
@@ -125,18 +126,9 @@ int main(int argc, char** argv) {
       std::printf("fatcl-compile: %s: %zu variants bundled in %s\n", m.family.c_str(),
                   m.variants.size(), out_dir.string().c_str());
     } else if (*validate) {
-      for (const fs::path& file : modules) {
-        auto words = fatcl::read_spirv(file);
-        fatcl::ModuleInfo info = fatcl::inspect_module(words, "");
-        std::string env = target_env.empty() ? info.target_env : target_env;
-        try {
-          fatcl::validate_module(words, env);
-        } catch (const fatcl::Error& e) {
-          throw fatcl::Error(file.string() + ": " + e.what());
-        }
-        std::printf("%s: valid (SPIR-V %s, %s)\n", file.string().c_str(), info.version.c_str(),
-                    env.c_str());
-      }
+      const fatcl::ValidationReport report = fatcl::validate_paths(paths);
+      std::fputs((json ? report.to_json() : report.to_text()).c_str(), stdout);
+      return report.ok() ? 0 : 1;
     }
   } catch (const fatcl::Error& e) {
     std::fprintf(stderr, "fatcl-compile: error: %s\n", e.what());

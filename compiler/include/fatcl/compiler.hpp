@@ -82,8 +82,14 @@ struct ModuleInfo {
   std::size_t local_mem_bytes = 0;                           // module-scope Workgroup variables
 };
 
-// Reads the module; `kernel` selects whose LocalSize is reported. Throws
-// fatcl::Error if the words are not a SPIR-V module.
+// What is wrong with the module's header (too short, magic number, version
+// word, id bound), or "" if nothing.
+std::string module_header_problem(const std::vector<std::uint32_t>& spirv);
+
+// Reads the module with SPIRV-Tools' binary parser; `kernel` selects whose
+// LocalSize is reported. Throws fatcl::Error (and nothing else) naming what
+// is wrong if the words are not a well-formed module or a __local
+// variable's size cannot be worked out.
 ModuleInfo inspect_module(const std::vector<std::uint32_t>& spirv, const std::string& kernel);
 
 // Validates with SPIRV-Tools under `target_env` (a spirv-val --target-env
@@ -105,6 +111,38 @@ struct BundleInput {
   std::string cpp_namespace = "fatcl_kernels";
 };
 Manifest write_bundle(const BundleInput& input, const std::filesystem::path& out_dir);
+
+// Offline validation of kernel bundles (fatcl validate, fatcl-compile
+// validate, fatcl_add_validation_test). Each path is a bundle folder
+// (manifest.json and its modules), a manifest file, or a SPIR-V module; a
+// module with a manifest.json beside it that lists it is checked against
+// that entry too. Every module is validated by SPIRV-Tools under the target
+// environment its manifest entry declares (or, alone, the one the module
+// declares), and its manifest entry is checked against it: size, SHA-256,
+// entry point, reqd_work_group_size, __local bytes, SPIR-V version and
+// capabilities. Never throws for bad input: every problem is one entry.
+struct ValidationProblem {
+  std::string file;     // the file at fault
+  std::string variant;  // the manifest entry concerned, "" if none
+  std::string check;    // what failed: "read", "manifest", "size", "sha256", "spirv-val", ...
+  std::string message;  // one line, naming the cause
+};
+struct ValidatedModule {
+  std::string file;
+  std::string variant;     // "" for a module checked without a manifest
+  std::string target_env;  // the environment it validated under
+  std::string spirv_version;
+};
+struct ValidationReport {
+  std::vector<ValidatedModule> valid;  // modules that passed every check
+  std::vector<ValidationProblem> problems;
+  bool ok() const { return problems.empty(); }
+  // One line per valid module ("ok: ...") and per problem ("<file>: ...").
+  std::string to_text() const;
+  // {"ok": bool, "valid": [...], "problems": [...]}, two-space indent.
+  std::string to_json() const;
+};
+ValidationReport validate_paths(const std::vector<std::filesystem::path>& paths);
 
 // Reads/writes files whole; write_file_atomic renames a temporary into place.
 std::vector<std::uint32_t> read_spirv(const std::filesystem::path& path);
