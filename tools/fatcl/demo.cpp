@@ -1,14 +1,18 @@
-#include "demo.hpp"
-
+// fatcl demo: choose a variant of the bundled SGEMM for a device, check it
+// against a double-precision CPU reference, and time it next to the naive
+// kernel (and CLBlast) in the same run.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "fatcl/matmul.hpp"
+#include "verbs.hpp"
 #ifdef FATCL_WITH_CLBLAST
 #include <clblast.h>
 #endif
@@ -18,33 +22,16 @@ namespace {
 
 constexpr double kTolerance = 1e-5;
 
-std::string platform_name(const cl::Platform& p) {
-  std::string name;
-  p.getInfo(CL_PLATFORM_NAME, &name);
-  while (!name.empty() && name.back() == '\0') name.pop_back();
-  return name;
-}
-
-std::vector<cl::Platform> platforms() {
-  std::vector<cl::Platform> list;
-  cl_int err = cl::Platform::get(&list);
-  if (err == CL_PLATFORM_NOT_FOUND_KHR || list.empty()) {
-    throw Error(
-        "no OpenCL platform found (is an ICD installed? OCL_ICD_VENDORS=" +
-        std::string(std::getenv("OCL_ICD_VENDORS") ? std::getenv("OCL_ICD_VENDORS") : "unset") +
-        ")");
-  }
-  check_cl(err, "clGetPlatformIDs");
-  return list;
-}
-
-std::vector<cl::Device> devices_of(const cl::Platform& p) {
-  std::vector<cl::Device> list;
-  cl_int err = p.getDevices(CL_DEVICE_TYPE_ALL, &list);
-  if (err == CL_DEVICE_NOT_FOUND) return {};
-  check_cl(err, "clGetDeviceIDs");
-  return list;
-}
+struct DemoOptions {
+  std::size_t m = 1024, n = 1024, k = 1024;
+  int repetitions = 3;
+  std::string platform;    // substring of the platform name; "" = first with a device
+  std::size_t device = 0;  // index within that platform
+  std::string variant;     // force a variant
+  std::string tier;        // force a tier
+  bool clblast = true;
+  bool json = false;
+};
 
 // Median over `reps` runs of `run`, by the host clock around a finished
 // queue. Not device timestamps: CLBlast's GEMM may run several kernels and
@@ -64,51 +51,23 @@ double median_ms(const cl::CommandQueue& queue, const std::function<cl::Event()>
   return ms[ms.size() / 2];
 }
 
-}  // namespace
-
-int list_devices() {
-  auto list = platforms();
-  for (std::size_t p = 0; p < list.size(); ++p) {
-    auto devices = devices_of(list[p]);
-    std::printf("platform %zu: %s (%zu device%s)\n", p, platform_name(list[p]).c_str(),
-                devices.size(), devices.size() == 1 ? "" : "s");
-    for (std::size_t d = 0; d < devices.size(); ++d) {
-      std::printf("  device %zu: %s\n", d, DeviceCaps::query(devices[d]).summary().c_str());
-    }
-  }
-  return 0;
-}
-
 int run_demo(const DemoOptions& options) {
   if (options.m == 0 || options.n == 0 || options.k == 0) {
     throw Error("demo: M, N and K must be at least 1 (got " + std::to_string(options.m) + "x" +
                 std::to_string(options.n) + "x" + std::to_string(options.k) + ")");
   }
-  std::printf("OpenCL devices:\n");
-  list_devices();
-
-  cl::Platform platform;
-  std::vector<cl::Device> devices;
-  for (const cl::Platform& p : platforms()) {
-    if (!options.platform.empty() && platform_name(p).find(options.platform) == std::string::npos) {
-      continue;
-    }
-    devices = devices_of(p);
-    if (!devices.empty()) {
-      platform = p;
-      break;
-    }
-  }
-  if (devices.empty()) {
-    throw Error("no OpenCL device" + (options.platform.empty() ? std::string("")
-                                                               : " on a platform matching \"" +
-                                                                     options.platform + "\""));
-  }
-  if (options.device < 0 || static_cast<std::size_t>(options.device) >= devices.size()) {
-    throw Error("--device " + std::to_string(options.device) + ": the platform has " +
-                std::to_string(devices.size()) + " device(s)");
-  }
-  cl::Device device = devices[options.device];
+  // Text goes to stdout as it happens; with --json, one document at the end.
+  auto say = [&](const char* format, auto... args) {
+    if (!options.json) std::printf(format, args...);
+  };
+  nlohmann::json report;
+  cl::Device device = pick_device(options.platform, options.device);
+  const DeviceCaps caps = DeviceCaps::query(device);
+  say("device: %s\n", caps.summary().c_str());
+  report["device"] = {{"platform", caps.platform_name},
+                      {"name", caps.device_name},
+                      {"driver_version", caps.driver_version},
+                      {"summary", caps.summary()}};
   cl_int err = CL_SUCCESS;
   cl::Context context(device, nullptr, nullptr, nullptr, &err);
   check_cl(err, "clCreateContext");
@@ -123,8 +82,12 @@ int run_demo(const DemoOptions& options) {
   double load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
           .count();
-  std::printf("\nfatcl's choice (loaded in %.0f ms):\n%s", load_ms,
-              tiled.explanation().to_string().c_str());
+  say("\nfatcl's choice (loaded in %.0f ms):\n%s", load_ms,
+      tiled.explanation().to_string().c_str());
+  report["choice"] = {{"variant", tiled.loaded().variant.name},
+                      {"tier", to_string(tiled.loaded().tier)},
+                      {"load_ms", load_ms},
+                      {"explanation", tiled.explanation().to_string()}};
   MatmulOptions naive_options;
   naive_options.kernel = MatmulKernel::Naive;
   Matmul naive(context, device, naive_options);
@@ -145,8 +108,9 @@ int run_demo(const DemoOptions& options) {
   cl::Buffer dc(context, CL_MEM_READ_WRITE, c.size() * 4, nullptr, &err);
   check_cl(err, "clCreateBuffer(C)");
 
-  std::printf("\nC = A*B with M=%zu N=%zu K=%zu, inputs uniform in [-1,1] (seed %u)\n", m, n, k,
-              seed);
+  say("\nC = A*B with M=%zu N=%zu K=%zu, inputs uniform in [-1,1] (seed %u)\n", m, n, k, seed);
+  report["problem"] = {{"m", m}, {"n", n}, {"k", k}, {"seed", seed}};
+  report["checks"] = nlohmann::json::array();
   // The reference costs M*N*K double multiply-adds on one core: past 2^30 of
   // them, check a spread of whole rows of C (always the first and last).
   std::vector<std::size_t> rows_checked;
@@ -173,8 +137,12 @@ int run_demo(const DemoOptions& options) {
     const double error = relative_error(c_rows, reference);
     const bool ok = error <= kTolerance;
     failures += ok ? 0 : 1;
-    std::printf("check %-34s relative error %.2e vs double-precision CPU reference (%s): %s\n",
-                what, error, scope.c_str(), ok ? "OK" : "FAILED (tolerance 1e-5)");
+    say("check %-34s relative error %.2e vs double-precision CPU reference (%s): %s\n", what, error,
+        scope.c_str(), ok ? "OK" : "FAILED (tolerance 1e-5)");
+    report["checks"].push_back({{"name", what},
+                                {"relative_error", std::isnan(error) ? -1.0 : error},
+                                {"rows_checked", rows_checked.size()},
+                                {"ok", ok}});
   };
   auto run_tiled = [&] { return tiled.enqueue(queue, da, db, dc, m, n, k); };
   auto run_naive = [&] { return naive.enqueue(queue, da, db, dc, m, n, k); };
@@ -209,17 +177,57 @@ int run_demo(const DemoOptions& options) {
   }
 #endif
   const double flop = 2.0 * double(m) * double(n) * double(k);
-  std::printf(
-      "\ntiming, median of %d runs after a checked warm-up (host clock around a finished "
+  say("\ntiming, median of %d runs after a checked warm-up (host clock around a finished "
       "queue):\n",
       options.repetitions);
+  report["timings"] = nlohmann::json::array();
   for (const Row& r : rows) {
-    std::printf("  %-40s %10.2f ms %9.2f GFLOP/s\n", r.name.c_str(), r.ms, flop / (r.ms * 1e6));
+    say("  %-40s %10.2f ms %9.2f GFLOP/s\n", r.name.c_str(), r.ms, flop / (r.ms * 1e6));
+    report["timings"].push_back({{"name", r.name}, {"ms", r.ms}, {"gflops", flop / (r.ms * 1e6)}});
   }
-  std::printf("  fatcl / naive: %.2fx", rows[1].ms / rows[0].ms);
-  if (rows.size() > 2) std::printf("   fatcl / CLBlast: %.2fx", rows[2].ms / rows[0].ms);
-  std::printf("   (speed ratios, same run)\n");
+  say("  fatcl / naive: %.2fx", rows[1].ms / rows[0].ms);
+  report["fatcl_vs_naive"] = rows[1].ms / rows[0].ms;
+  if (rows.size() > 2) {
+    say("   fatcl / CLBlast: %.2fx", rows[2].ms / rows[0].ms);
+    report["fatcl_vs_clblast"] = rows[2].ms / rows[0].ms;
+  }
+  say("   (speed ratios, same run)\n");
+  report["ok"] = failures == 0;
+  if (options.json) std::printf("%s\n", report.dump(2).c_str());
   return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+VerbRun add_demo(CLI::App& app) {
+  auto o = std::make_shared<DemoOptions>();
+  auto size = std::make_shared<std::size_t>(0);
+  CLI::App* d = app.add_subcommand("demo",
+                                   "choose a variant, check it against a CPU reference, "
+                                   "time it next to the naive kernel (and CLBlast)");
+  // Sizes are read as signed numbers so that "-5" is refused, not wrapped.
+  auto dim = [&](const char* name, std::size_t& target, const char* what) {
+    return d
+        ->add_option_function<long long>(
+            name, [&target](const long long& v) { target = static_cast<std::size_t>(v); }, what)
+        ->check(CLI::Range(1LL, 1LL << 20));
+  };
+  CLI::Option* size_option = dim("--size", *size, "M = N = K (1 to 1048576)");
+  dim("-m", o->m, "rows of A and C");
+  dim("-n", o->n, "columns of B and C");
+  dim("-k", o->k, "columns of A, rows of B");
+  d->add_option("--reps", o->repetitions, "timed runs, median reported (1 to 1000)")
+      ->check(CLI::Range(1, 1000));
+  d->add_option("--platform", o->platform, "substring of the platform name");
+  d->add_option("--device", o->device, "device index within the platform");
+  d->add_option("--variant", o->variant, "force a variant, e.g. matmul_tiled_TILE16");
+  d->add_option("--tier", o->tier, "force a tier: spirv or source");
+  d->add_flag("!--no-clblast", o->clblast, "do not time CLBlast");
+  d->add_flag("--json", o->json, "print the results as one JSON document");
+  return [o, size, size_option] {
+    if (*size_option) o->m = o->n = o->k = *size;
+    return run_demo(*o);
+  };
 }
 
 }  // namespace fatcl::tool

@@ -1,37 +1,67 @@
-// fatcl: lists OpenCL devices and runs the demo (choose, check, time).
-#include <CLI/CLI.hpp>
+// fatcl: the command line. `fatcl VERB [options]`; `fatcl --help` lists the
+// verbs, `fatcl VERB --help` their options.
 #include <cstdio>
+#include <exception>
+#include <string>
 
-#include "demo.hpp"
 #include "fatcl/error.hpp"
+#include "verbs.hpp"
+
+namespace {
+
+const fatcl::tool::Verb kVerbs[] = {
+    {"devices", fatcl::tool::add_devices},
+    {"demo", fatcl::tool::add_demo},
+    {"validate", fatcl::tool::add_validate},
+};
+
+std::string verb_list() {
+  std::string out;
+  for (const auto& v : kVerbs) out += (out.empty() ? "" : ", ") + std::string(v.name);
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  // A mistyped verb is an error that lists the verbs (CLI11 alone would only
+  // say that a subcommand is required).
+  if (argc < 2) {
+    std::fprintf(stderr, "fatcl: a verb is required; the verbs are: %s (fatcl --help)\n",
+                 verb_list().c_str());
+    return 2;
+  }
+  if (argv[1][0] != '-') {
+    bool known = false;
+    for (const auto& v : kVerbs) known = known || std::string(argv[1]) == v.name;
+    if (!known) {
+      std::string verb = argv[1];
+      if (verb.size() > 40) verb = verb.substr(0, 40) + "...";
+      std::fprintf(stderr, "fatcl: unknown verb \"%s\"; the verbs are: %s (fatcl --help)\n",
+                   verb.c_str(), verb_list().c_str());
+      return 2;
+    }
+  }
   CLI::App app{"fatcl: OpenCL kernels shipped precompiled"};
   app.require_subcommand(1);
-  app.add_subcommand("devices", "list OpenCL platforms and devices as fatcl sees them");
-  fatcl::tool::DemoOptions demo;
-  std::size_t size = 0;
-  CLI::App* d = app.add_subcommand("demo",
-                                   "choose a variant, check it against a CPU reference, "
-                                   "time it next to the naive kernel (and CLBlast)");
-  CLI::Option* size_option = d->add_option("--size", size, "M = N = K");
-  d->add_option("-m", demo.m, "rows of A and C");
-  d->add_option("-n", demo.n, "columns of B and C");
-  d->add_option("-k", demo.k, "columns of A, rows of B");
-  d->add_option("--reps", demo.repetitions, "timed runs (median reported)")
-      ->check(CLI::PositiveNumber);
-  d->add_option("--platform", demo.platform, "substring of the platform name");
-  d->add_option("--device", demo.device, "device index within the platform");
-  d->add_option("--variant", demo.variant, "force a variant, e.g. matmul_tiled_TILE16");
-  d->add_option("--tier", demo.tier, "force a tier: spirv or source");
-  d->add_flag("!--no-clblast", demo.clblast, "do not time CLBlast");
-  CLI11_PARSE(app, argc, argv);
-  if (*size_option) demo.m = demo.n = demo.k = size;
+  app.footer("Verbs: " + verb_list() + ". `fatcl VERB --help` lists a verb's options.");
+  std::vector<fatcl::tool::VerbRun> runs;
+  for (const auto& v : kVerbs) runs.push_back(v.add(app));
   try {
-    if (app.got_subcommand("devices")) return fatcl::tool::list_devices();
-    return fatcl::tool::run_demo(demo);
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (app.got_subcommand(kVerbs[i].name)) return runs[i]();
+    }
   } catch (const fatcl::Error& e) {
     std::fprintf(stderr, "fatcl: error: %s\n", e.what());
     return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fatcl: error: %s\n", e.what());
+    return 2;
   }
+  return 2;
 }

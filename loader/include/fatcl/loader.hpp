@@ -61,6 +61,20 @@ struct DeviceCaps {
   std::string summary() const;
 };
 
+// The OpenCL platforms the ICD loader lists, each with its devices.
+struct PlatformDevices {
+  cl::Platform platform;
+  std::string name;                 // CL_PLATFORM_NAME
+  std::vector<cl::Device> devices;  // empty when the platform has none
+};
+// Throws fatcl::Error if there is no platform (naming OCL_ICD_VENDORS) or a
+// query fails.
+std::vector<PlatformDevices> list_platforms();
+// Device `index` of the first platform whose name contains `platform` ("":
+// any) and that has a device. Throws fatcl::Error naming the platforms seen
+// when there is none, or the number of devices when `index` is out of range.
+cl::Device pick_device(const std::string& platform = "", std::size_t index = 0);
+
 // One line of an explanation: what happened to one variant in one tier.
 struct Step {
   enum class Outcome {

@@ -1,0 +1,52 @@
+// Finding OpenCL devices: the platforms the ICD loader lists, and one device
+// chosen by platform name and index.
+#include <cstdlib>
+
+#include "fatcl/loader.hpp"
+
+namespace fatcl {
+
+std::vector<PlatformDevices> list_platforms() {
+  std::vector<cl::Platform> platforms;
+  const cl_int err = cl::Platform::get(&platforms);
+  if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && platforms.empty())) {
+    const char* vendors = std::getenv("OCL_ICD_VENDORS");
+    throw Error("no OpenCL platform found (is an ICD installed? OCL_ICD_VENDORS=" +
+                    std::string(vendors ? vendors : "unset") + ")",
+                CL_PLATFORM_NOT_FOUND_KHR);
+  }
+  check_cl(err, "clGetPlatformIDs");
+  std::vector<PlatformDevices> out;
+  for (const cl::Platform& p : platforms) {
+    PlatformDevices entry;
+    entry.platform = p;
+    check_cl(p.getInfo(CL_PLATFORM_NAME, &entry.name), "clGetPlatformInfo(CL_PLATFORM_NAME)");
+    while (!entry.name.empty() && entry.name.back() == '\0') entry.name.pop_back();
+    const cl_int d = p.getDevices(CL_DEVICE_TYPE_ALL, &entry.devices);
+    if (d == CL_DEVICE_NOT_FOUND) {
+      entry.devices.clear();
+    } else {
+      check_cl(d, "clGetDeviceIDs(" + entry.name + ")");
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+cl::Device pick_device(const std::string& platform, std::size_t index) {
+  std::string seen;
+  for (const PlatformDevices& p : list_platforms()) {
+    seen += (seen.empty() ? "" : ", ") + p.name + " (" + std::to_string(p.devices.size()) + ")";
+    if (p.name.find(platform) == std::string::npos || p.devices.empty()) continue;
+    if (index >= p.devices.size()) {
+      throw Error("device " + std::to_string(index) + ": the platform " + p.name + " has " +
+                  std::to_string(p.devices.size()) + " device(s), numbered from 0");
+    }
+    return p.devices[index];
+  }
+  throw Error("no OpenCL device" +
+              (platform.empty() ? std::string() : " on a platform matching \"" + platform + "\"") +
+              " (platforms and their devices: " + seen + ")");
+}
+
+}  // namespace fatcl
