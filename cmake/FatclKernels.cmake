@@ -21,9 +21,15 @@
 # compiled into TARGET. Pass that to fatcl::Family (fatcl/loader.hpp).
 #
 # COMMITTED: without clang-15/llvm-spirv-15/fatcl-compile the committed copy
-# is compiled instead; with them, the build checks that the committed copy
-# equals what it builds (FATCL_CHECK_GENERATED), and the target
+# is compiled instead; with them and FATCL_CHECK_GENERATED set (fatcl's own
+# development), the build checks that the committed copy holds what it builds
+# (modules, source, parameters; not the tools' version lines), and the target
 # fatcl-regenerate rewrites it.
+#
+# fatcl_add_validation_test(<target> [NAME <test>]): a ctest test that runs
+# `fatcl validate` (or `fatcl-compile validate`) on every bundle added to
+# <target>: each module through SPIRV-Tools, each manifest entry against its
+# module. NAME defaults to <target>.fatcl-validate.
 include_guard(GLOBAL)
 
 set(_FATCL_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
@@ -155,6 +161,7 @@ function(fatcl_add_kernel_variants)
     message(STATUS "fatcl: ${F_FAMILY}: toolchain not found, using the committed copy in ${committed}")
     target_sources(${F_TARGET} PRIVATE "${committed}/${F_FAMILY}.embed.cpp")
     target_include_directories(${F_TARGET} PUBLIC "$<BUILD_INTERFACE:${committed}>")
+    set_property(TARGET ${F_TARGET} APPEND PROPERTY FATCL_BUNDLE_DIRS "${committed}")
     return()
   endif()
 
@@ -203,6 +210,7 @@ function(fatcl_add_kernel_variants)
     VERBATIM)
   target_sources(${F_TARGET} PRIVATE "${out}/bundle/${F_FAMILY}.embed.cpp")
   target_include_directories(${F_TARGET} PUBLIC "$<BUILD_INTERFACE:${out}/bundle>")
+  set_property(TARGET ${F_TARGET} APPEND PROPERTY FATCL_BUNDLE_DIRS "${out}/bundle")
 
   if(committed)
     set(compare -DBUILT=${out}/bundle -DCOMMITTED=${committed}
@@ -228,4 +236,41 @@ function(fatcl_add_kernel_variants)
     endif()
     add_dependencies(fatcl-regenerate ${F_TARGET}_${F_FAMILY}_regenerate)
   endif()
+endfunction()
+
+function(fatcl_add_validation_test target)
+  cmake_parse_arguments(V "" "NAME" "" ${ARGN})
+  if(V_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "fatcl_add_validation_test: unexpected arguments: ${V_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "fatcl_add_validation_test: ${target} is not a target")
+  endif()
+  get_target_property(aliased ${target} ALIASED_TARGET)
+  if(aliased)
+    set(target ${aliased})
+  endif()
+  get_target_property(bundles ${target} FATCL_BUNDLE_DIRS)
+  if(NOT bundles)
+    message(FATAL_ERROR "fatcl_add_validation_test: ${target} has no kernel family "
+                        "(add one with fatcl_add_kernel_variants first)")
+  endif()
+  if(NOT V_NAME)
+    set(V_NAME ${target}.fatcl-validate)
+  endif()
+  foreach(tool fatcl fatcl::fatcl)
+    if(TARGET ${tool})
+      add_test(NAME ${V_NAME} COMMAND ${tool} validate ${bundles})
+      return()
+    endif()
+  endforeach()
+  foreach(tool fatcl-compile fatcl::fatcl-compile)
+    if(TARGET ${tool})
+      add_test(NAME ${V_NAME} COMMAND ${tool} validate ${bundles})
+      return()
+    endif()
+  endforeach()
+  message(FATAL_ERROR "fatcl_add_validation_test: neither the fatcl command nor fatcl-compile "
+                      "is available (fatcl was built without SPIRV-Tools, SPIRV-Headers, OpenSSL "
+                      "or CLI11)")
 endfunction()
