@@ -1,23 +1,93 @@
-// A consumer of fatcl: its own kernel family built with
-// fatcl_add_kernel_variants(), plus the bundled SGEMM. Exits 0 when both
-// embedded families read back as expected; no OpenCL device needed.
+// A product that uses fatcl: its own kernel family (saxpy, built by
+// fatcl_add_kernel_variants) loaded on a device and checked against a
+// double-precision reference, and the bundled SGEMM (fatcl::matmul).
+//   consumer [PLATFORM-SUBSTRING [EXPECTED-TIER]]
+// Prints "consumer OK" and exits 0 when both computed right.
+#include <cmath>
 #include <fatcl/loader.hpp>
 #include <fatcl/matmul.hpp>
 #include <iostream>
+#include <limits>
+#include <random>
 
 #include "saxpy.hpp"
 
-int main() {
+namespace {
+
+bool run_saxpy(const cl::Context& context, const cl::Device& device, const cl::CommandQueue& queue,
+               const std::string& expected_tier) {
+  const fatcl::Family family(fatcl_kernels::saxpy());
+  const fatcl::LoadedKernel k = fatcl::load(context, device, family);
+  std::cout << k.explanation.to_string();
+  if (!expected_tier.empty() && expected_tier != fatcl::to_string(k.tier)) {
+    std::cout << "expected the " << expected_tier << " tier\n";
+    return false;
+  }
+  const int n = 10007;
+  const float a = 1.5f;
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> x(n), y(n), z(n);
+  for (int i = 0; i < n; ++i) x[i] = dist(rng), y[i] = dist(rng);
+  cl::Buffer dx(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, x.data());
+  cl::Buffer dy(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, y.data());
+  cl::Buffer dz(context, CL_MEM_WRITE_ONLY, n * 4);
+  queue.enqueueFillBuffer(dz, std::numeric_limits<float>::quiet_NaN(), 0, n * 4);
+  cl::Kernel kernel = k.kernel;
+  kernel.setArg(0, n);
+  kernel.setArg(1, a);
+  kernel.setArg(2, dx);
+  kernel.setArg(3, dy);
+  kernel.setArg(4, dz);
+  const long long per_item = k.variant.param("WPT") * k.variant.param("VW");
+  const std::size_t items = static_cast<std::size_t>((n + per_item - 1) / per_item);
+  if (queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items)) != CL_SUCCESS ||
+      queue.enqueueReadBuffer(dz, CL_TRUE, 0, n * 4, z.data()) != CL_SUCCESS) {
+    std::cout << "saxpy: the launch failed\n";
+    return false;
+  }
+  double diff = 0, norm = 0;
+  for (int i = 0; i < n; ++i) {
+    const double want = double(a) * x[i] + y[i];
+    diff += (z[i] - want) * (z[i] - want);
+    norm += want * want;
+  }
+  const double error = std::sqrt(diff / norm);
+  std::cout << "saxpy " << k.variant.name << " [" << fatcl::to_string(k.tier)
+            << "]: relative error " << error << "\n";
+  return error <= 1e-6;
+}
+
+bool run_matmul(const cl::Context& context, const cl::Device& device,
+                const cl::CommandQueue& queue) {
+  const fatcl::Matmul matmul(context, device);
+  const std::size_t m = 37, n = 41, k = 29;
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(m * k), b(k * n), c(m * n);
+  for (float& v : a) v = dist(rng);
+  for (float& v : b) v = dist(rng);
+  cl::Buffer da(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data());
+  cl::Buffer db(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data());
+  cl::Buffer dc(context, CL_MEM_READ_WRITE, c.size() * 4);
+  queue.enqueueFillBuffer(dc, std::numeric_limits<float>::quiet_NaN(), 0, c.size() * 4);
+  matmul.enqueue(queue, da, db, dc, m, n, k);
+  queue.enqueueReadBuffer(dc, CL_TRUE, 0, c.size() * 4, c.data());
+  const double error = fatcl::relative_error(c, fatcl::reference_matmul(a, b, m, n, k));
+  std::cout << "matmul " << matmul.loaded().variant.name << ": relative error " << error << "\n";
+  return error <= 1e-5;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
   try {
-    fatcl::Family saxpy(fatcl_kernels::saxpy());
-    const fatcl::Manifest& m = saxpy.manifest();
-    std::cout << m.family << ":";
-    for (const fatcl::Variant& v : m.variants) std::cout << " " << v.name;
-    std::cout << "\n";
-    bool ok = m.variants.size() == 6 && m.variants[5].name == "saxpy_WPT4_VW4" &&
-              saxpy.source().find("#define SAXPY") != std::string_view::npos &&
-              saxpy.spirv("saxpy_WPT2_VW1").size() == m.variant("saxpy_WPT2_VW1").spirv_size;
-    ok = ok && fatcl::matmul_family(fatcl::MatmulKernel::Tiled).manifest().variants.size() == 4;
+    const std::string platform = argc > 1 ? argv[1] : "";
+    const std::string tier = argc > 2 ? argv[2] : "";
+    const cl::Device device = fatcl::pick_device(platform);
+    const cl::Context context(device);
+    const cl::CommandQueue queue(context, device);
+    const bool ok = run_saxpy(context, device, queue, tier) && run_matmul(context, device, queue);
     std::cout << (ok ? "consumer OK" : "consumer FAILED") << "\n";
     return ok ? 0 : 1;
   } catch (const fatcl::Error& e) {

@@ -1,9 +1,11 @@
-/* A consumer's kernel: y = a*x + y, WPT elements per work-item. */
+/* A consumer's kernel: z = a*x + y, WPT chunks of VW elements per work-item. */
 #include "saxpy_common.h"
 
-__kernel void saxpy(const int n, const float a, __global const float* x, __global float* y) {
-  const int base = (int)get_global_id(0) * WPT;
-  for (int i = 0; i < WPT; ++i) {
-    if (base + i < n) y[base + i] = SAXPY(a, x[base + i], y[base + i]);
+__kernel void saxpy(const int n, const float a, __global const float* x,
+                    __global const float* y, __global float* z) {
+  const int base = (int)get_global_id(0) * (WPT * VW);
+  for (int i = 0; i < WPT * VW; ++i) {
+    const int j = base + i;
+    if (j < n) z[j] = SAXPY(a, x[j], y[j]);
   }
 }
