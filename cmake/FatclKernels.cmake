@@ -7,18 +7,23 @@
 #     [FAMILY <name>]           default: the source's base name
 #     [KERNEL <name>]           kernel function; default: FAMILY
 #     [PARAM <NAME> <v1> <v2> ...]...   integers; several PARAMs span a grid
+#     [CONSTRAINT <expr>...]    integer C expressions each point of the grid
+#                               must meet, e.g. "MWG % MDIMC == 0"
+#     [POINT <NAME=V,NAME=V,...>...]    chosen points, added to the grid
 #     [INCLUDE_DIRS <dir>...]   for quoted #includes (inlined into the source)
 #     [NAMESPACE <ns>]          of the accessor; default fatcl_kernels
 #     [COMMITTED <dir>]         committed copy of the bundle (see below)
 #     [CLANG_FLAGS <flag>...])  extra clang flags (experiments)
 #
-# Each parameter point is one add_custom_command: clang-15 -> llvm-spirv-15
-# -> SPIRV-Tools validation (an invalid module fails the build naming the
-# variant), with a depfile listing the source and the headers it includes, so
-# editing a .cl rebuilds only its own variants. One more command bundles the
-# variants into manifest.json, <family>.embed.cpp and <family>.hpp, which
-# declares `const fatcl::EmbeddedFamily& <ns>::<family>()`; the .embed.cpp is
-# compiled into TARGET. Pass that to fatcl::Family (fatcl/loader.hpp).
+# The grid (the product of the PARAMs that meets every CONSTRAINT, plus the
+# POINTs), the variant names and the compilation are fatcl-compile's: one
+# add_custom_command runs `fatcl-compile family`, which compiles every point
+# (clang-15 -> llvm-spirv-15 -> SPIRV-Tools validation; an invalid module
+# fails the build naming the variant) and writes manifest.json, the modules,
+# <family>.embed.cpp and <family>.hpp, which declares
+# `const fatcl::EmbeddedFamily& <ns>::<family>()`. Its depfile lists the
+# source and the headers it includes. The .embed.cpp is compiled into TARGET;
+# pass the accessor to fatcl::Family (fatcl/loader.hpp).
 #
 # COMMITTED: without clang-15/llvm-spirv-15/fatcl-compile the committed copy
 # is compiled instead; with them and FATCL_CHECK_GENERATED set (fatcl's own
@@ -37,35 +42,41 @@ find_program(FATCL_CLANG NAMES clang-15 DOC "clang for OpenCL C -> LLVM IR (fatc
 find_program(FATCL_LLVM_SPIRV NAMES llvm-spirv-15 DOC "LLVM IR -> SPIR-V translator (fatcl)")
 
 function(fatcl_add_kernel_variants)
-  # Split off repeated PARAM groups by hand; the rest is ordinary keywords.
+  # Split off repeated PARAM groups by hand, each into "--param=NAME=V1,V2";
+  # the rest is ordinary keywords.
   set(rest "")
-  set(param_names "")
+  set(param_args "")
   set(current "")
-  set(keywords TARGET SOURCE FAMILY KERNEL INCLUDE_DIRS NAMESPACE COMMITTED CLANG_FLAGS)
+  set(keywords TARGET SOURCE FAMILY KERNEL INCLUDE_DIRS NAMESPACE COMMITTED CLANG_FLAGS CONSTRAINT
+               POINT)
+  macro(_fatcl_end_param)
+    if(current MATCHES "^--param=.*=$")
+      message(FATAL_ERROR "fatcl_add_kernel_variants: PARAM ${current} has no values")
+    elseif(current MATCHES "^--param=")
+      list(APPEND param_args "${current}")
+    endif()
+  endmacro()
   foreach(arg IN LISTS ARGN)
     if(arg STREQUAL "PARAM")
+      _fatcl_end_param()
       set(current "__name__")
     elseif(arg IN_LIST keywords)
+      _fatcl_end_param()
       set(current "")
       list(APPEND rest "${arg}")
     elseif(current STREQUAL "__name__")
-      if(NOT arg MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
-        message(FATAL_ERROR "fatcl_add_kernel_variants: PARAM name '${arg}' is not an identifier")
-      endif()
-      list(APPEND param_names "${arg}")
-      set(_values_${arg} "")
-      set(current "${arg}")
-    elseif(current)
-      if(NOT arg MATCHES "^[0-9]+$")
-        message(FATAL_ERROR "fatcl_add_kernel_variants: PARAM ${current} value '${arg}' is not a non-negative integer")
-      endif()
-      list(APPEND _values_${current} "${arg}")
+      set(current "--param=${arg}=")
+    elseif(current MATCHES "=$")
+      string(APPEND current "${arg}")
+    elseif(current MATCHES "^--param=")
+      string(APPEND current ",${arg}")
     else()
       list(APPEND rest "${arg}")
     endif()
   endforeach()
+  _fatcl_end_param()
   cmake_parse_arguments(F "" "TARGET;SOURCE;FAMILY;KERNEL;NAMESPACE;COMMITTED"
-                        "INCLUDE_DIRS;CLANG_FLAGS" ${rest})
+                        "INCLUDE_DIRS;CLANG_FLAGS;CONSTRAINT;POINT" ${rest})
   if(F_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "fatcl_add_kernel_variants: unexpected arguments: ${F_UNPARSED_ARGUMENTS}")
   endif()
@@ -91,31 +102,6 @@ function(fatcl_add_kernel_variants)
   if(F_COMMITTED)
     get_filename_component(committed "${F_COMMITTED}" ABSOLUTE)
   endif()
-  foreach(p IN LISTS param_names)
-    if(NOT _values_${p})
-      message(FATAL_ERROR "fatcl_add_kernel_variants: PARAM ${p} has no values")
-    endif()
-  endforeach()
-
-  # The grid of parameter points, each "NAME=V|NAME=V".
-  set(points "")
-  if(param_names)
-    foreach(p IN LISTS param_names)
-      set(next "")
-      foreach(v IN LISTS _values_${p})
-        if(points)
-          foreach(pt IN LISTS points)
-            list(APPEND next "${pt}|${p}=${v}")
-          endforeach()
-        else()
-          list(APPEND next "${p}=${v}")
-        endif()
-      endforeach()
-      set(points "${next}")
-    endforeach()
-  else()
-    set(points "__none__")
-  endif()
 
   if(NOT TARGET ${F_TARGET})
     add_library(${F_TARGET} STATIC)
@@ -133,20 +119,6 @@ function(fatcl_add_kernel_variants)
   elseif(TARGET fatcl::fatcl-compile)
     set(compile_tool fatcl::fatcl-compile)
   endif()
-
-  set(variant_names "")
-  foreach(pt IN LISTS points)
-    set(name "${F_FAMILY}")
-    if(NOT pt STREQUAL "__none__")
-      string(REPLACE "|" ";" assignments "${pt}")
-      foreach(a IN LISTS assignments)
-        string(REPLACE "=" "" part "${a}")
-        string(APPEND name "_${part}")
-      endforeach()
-    endif()
-    list(APPEND variant_names "${name}")
-  endforeach()
-  set(${F_FAMILY}_VARIANTS "${variant_names}" PARENT_SCOPE)
 
   if(NOT FATCL_CLANG OR NOT FATCL_LLVM_SPIRV OR NOT compile_tool)
     if(NOT committed)
@@ -166,47 +138,31 @@ function(fatcl_add_kernel_variants)
   endif()
 
   set(out "${CMAKE_CURRENT_BINARY_DIR}/fatcl/${F_FAMILY}")
-  set(include_args "")
+  set(args --family ${F_FAMILY} --kernel ${F_KERNEL} --source "${source}"
+           --namespace ${F_NAMESPACE} --clang "${FATCL_CLANG}" --llvm-spirv "${FATCL_LLVM_SPIRV}")
   foreach(dir IN LISTS F_INCLUDE_DIRS)
     get_filename_component(dir "${dir}" ABSOLUTE)
-    list(APPEND include_args -I "${dir}")
+    list(APPEND args -I "${dir}")
   endforeach()
-  set(flag_args "")
+  list(APPEND args ${param_args})
+  foreach(c IN LISTS F_CONSTRAINT)
+    list(APPEND args "--constraint=${c}")
+  endforeach()
+  foreach(p IN LISTS F_POINT)
+    list(APPEND args "--point=${p}")
+  endforeach()
   foreach(flag IN LISTS F_CLANG_FLAGS)
-    list(APPEND flag_args "--extra-clang-flag=${flag}")
+    list(APPEND args "--extra-clang-flag=${flag}")
   endforeach()
-  set(tool_args --clang "${FATCL_CLANG}" --llvm-spirv "${FATCL_LLVM_SPIRV}")
 
-  set(records "")
   set(bundle_outputs "${out}/bundle/manifest.json" "${out}/bundle/${F_FAMILY}.embed.cpp"
                      "${out}/bundle/${F_FAMILY}.hpp")
-  foreach(pt name IN ZIP_LISTS points variant_names)
-    set(define_args "")
-    if(NOT pt STREQUAL "__none__")
-      string(REPLACE "|" ";" assignments "${pt}")
-      foreach(a IN LISTS assignments)
-        list(APPEND define_args -D "${a}")
-      endforeach()
-    endif()
-    add_custom_command(
-      OUTPUT "${out}/variants/${name}.spv" "${out}/variants/${name}.json"
-      COMMAND ${compile_tool} variant --family ${F_FAMILY} --kernel ${F_KERNEL}
-              --source "${source}" ${include_args} ${define_args} ${flag_args} ${tool_args}
-              --out-dir "${out}/variants" --depfile "${out}/variants/${name}.d"
-      DEPENDS "${source}" ${compile_tool}
-      DEPFILE "${out}/variants/${name}.d"
-      COMMENT "fatcl: compile and validate ${name}"
-      VERBATIM)
-    list(APPEND records "${out}/variants/${name}.json")
-    list(APPEND bundle_outputs "${out}/bundle/${name}.spv")
-  endforeach()
-
   add_custom_command(
     OUTPUT ${bundle_outputs}
-    COMMAND ${compile_tool} bundle ${records} --source "${source}" ${include_args}
-            --namespace ${F_NAMESPACE} --out-dir "${out}/bundle"
-    DEPENDS ${records} "${source}" ${compile_tool}
-    COMMENT "fatcl: bundle ${F_FAMILY} (${variant_names})"
+    COMMAND ${compile_tool} family ${args} --out-dir "${out}/bundle" --depfile "${out}/family.d"
+    DEPENDS "${source}" ${compile_tool}
+    DEPFILE "${out}/family.d"
+    COMMENT "fatcl: compile, validate and bundle the variants of ${F_FAMILY}"
     VERBATIM)
   target_sources(${F_TARGET} PRIVATE "${out}/bundle/${F_FAMILY}.embed.cpp")
   target_include_directories(${F_TARGET} PUBLIC "$<BUILD_INTERFACE:${out}/bundle>")

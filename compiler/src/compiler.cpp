@@ -5,10 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "fatcl/error.hpp"
 #include "process.hpp"
@@ -138,8 +141,7 @@ std::map<std::string, std::string> Toolchain::versions() const {
   return v;
 }
 
-std::string variant_name(const std::string& family,
-                         const std::vector<std::pair<std::string, long long>>& params) {
+std::string variant_name(const std::string& family, const ParamPoint& params) {
   std::string name = family;
   for (const auto& [k, v] : params) {
     name += "_" + k + (v < 0 ? "m" + std::to_string(-v) : std::to_string(v));
@@ -226,7 +228,8 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
     m.compile_flags.insert(m.compile_flags.end(), request.extra_clang_flags.begin(),
                            request.extra_clang_flags.end());
     m.compile_flags.push_back("llvm-spirv:--spirv-max-version=" + request.spirv_max_version);
-    m.toolchain = toolchain.versions();
+    m.toolchain =
+        request.toolchain_versions.empty() ? toolchain.versions() : request.toolchain_versions;
     Variant v;
     v.name = name;
     v.params = request.params;
@@ -345,6 +348,60 @@ void write_file_atomic(const fs::path& path, const void* data, std::size_t size)
     }
   }
   fs::rename(tmp, path);
+}
+
+}  // namespace fatcl
+
+namespace fatcl {
+
+CompiledFamily compile_family(const Toolchain& toolchain, const FamilyRequest& request,
+                              const fs::path& out_dir) {
+  CompiledFamily out;
+  std::vector<ParamPoint> points;
+  try {
+    points = expand_grid(request.grid, &out.dropped);
+  } catch (const Error& e) {
+    throw Error("family " + request.base.family + ": " + e.what());
+  }
+  if (points.empty()) points.push_back({});  // a family without parameters
+  VariantRequest base = request.base;
+  base.toolchain_versions = toolchain.versions();
+
+  std::vector<std::optional<CompiledVariant>> compiled(points.size());
+  std::vector<std::string> failures(points.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < points.size(); i = next++) {
+      VariantRequest r = base;
+      r.params = points[i];
+      try {
+        compiled[i] = compile_variant(toolchain, r);
+      } catch (const std::exception& e) {
+        failures[i] = e.what();
+      }
+    }
+  };
+  unsigned jobs = request.jobs ? request.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, points.size()));
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+
+  std::string failed;
+  for (const std::string& f : failures) {
+    if (!f.empty()) failed += (failed.empty() ? "" : "\n") + f;
+  }
+  if (!failed.empty()) throw Error(failed);
+
+  BundleInput input;
+  input.cpp_namespace = request.cpp_namespace;
+  input.source = self_contained_source(base.source, base.include_dirs, &out.inputs);
+  for (std::optional<CompiledVariant>& v : compiled) {
+    input.variants.emplace_back(std::move(v->manifest), std::move(v->spirv));
+  }
+  out.manifest = write_bundle(input, out_dir);
+  return out;
 }
 
 }  // namespace fatcl

@@ -1,10 +1,10 @@
-// fatcl-compile: compile OpenCL C kernel variants to validated SPIR-V and
-// bundle them for embedding. A thin front end over fatcl::compiler; the
-// CMake function fatcl_add_kernel_variants() drives it.
+// fatcl-compile: compile a kernel family's grid of variants to validated
+// SPIR-V and bundle them for embedding; validate bundles. A thin front end
+// over fatcl::compiler; the CMake function fatcl_add_kernel_variants()
+// drives `family`.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "fatcl/compiler.hpp"
@@ -14,23 +14,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::pair<std::string, long long> parse_define(const std::string& text) {
-  auto eq = text.find('=');
+// "NAME=V1,V2,..." -> {NAME, {V1, V2, ...}}.
+std::pair<std::string, std::vector<long long>> parse_param(const std::string& text) {
+  const std::size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
-    throw fatcl::Error("-D " + text + ": expected NAME=INTEGER");
+    throw fatcl::Error("--param " + text + ": expected NAME=V1,V2,...");
   }
-  std::string value = text.substr(eq + 1);
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
+  std::vector<long long> values;
+  std::string rest = text.substr(eq + 1) + ",";
+  for (std::size_t start = 0, comma; (comma = rest.find(',', start)) != std::string::npos;
+       start = comma + 1) {
+    const std::string value = rest.substr(start, comma - start);
+    std::size_t used = 0;
+    try {
+      values.push_back(std::stoll(value, &used));
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (value.empty() || used != value.size()) {
+      throw fatcl::Error("--param " + text + ": \"" + value + "\" is not an integer");
+    }
   }
-  if (used != value.size() || value.empty()) {
-    throw fatcl::Error("-D " + text + ": the value of a variant parameter must be an integer");
-  }
-  return {text.substr(0, eq), v};
+  return {text.substr(0, eq), values};
 }
 
 std::string escape_make(const std::string& path) {
@@ -47,41 +52,34 @@ std::string escape_make(const std::string& path) {
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "fatcl-compile: OpenCL C kernel variants -> validated SPIR-V, manifest and embedding"};
+      "fatcl-compile: OpenCL C kernel families -> validated SPIR-V, manifest and "
+      "embedding source; offline validation"};
   app.require_subcommand(1);
 
   fatcl::Toolchain toolchain;
-  fatcl::VariantRequest request;
-  std::vector<std::string> defines;
+  fatcl::FamilyRequest request;
+  std::vector<std::string> params, points;
   fs::path out_dir, depfile;
-  CLI::App* variant = app.add_subcommand("variant", "compile and validate one variant");
-  variant->add_option("--family", request.family, "kernel family name")->required();
-  variant->add_option("--kernel", request.kernel, "kernel function name")->required();
-  variant->add_option("--source", request.source, "OpenCL C source")
+  CLI::App* family = app.add_subcommand(
+      "family", "compile and validate every point of a family's grid, and write its bundle");
+  family->add_option("--family", request.base.family, "kernel family name")->required();
+  family->add_option("--kernel", request.base.kernel, "kernel function name")->required();
+  family->add_option("--source", request.base.source, "OpenCL C source")
       ->required()
       ->check(CLI::ExistingFile);
-  variant->add_option("-I,--include-dir", request.include_dirs, "folder for quoted #includes");
-  variant->add_option("-D,--define", defines, "variant parameter NAME=INTEGER");
-  variant->add_option("--clang", toolchain.clang, "clang to use");
-  variant->add_option("--llvm-spirv", toolchain.llvm_spirv, "llvm-spirv to use");
-  variant->add_option("--extra-clang-flag", request.extra_clang_flags,
-                      "extra clang flag (experiments)");
-  variant->add_option("--spirv-max-version", request.spirv_max_version, "SPIR-V version to emit");
-  variant->add_option("--out-dir", out_dir, "writes <variant>.spv and <variant>.json here")
-      ->required();
-  variant->add_option("--depfile", depfile, "writes a Makefile depfile for the .spv");
-
-  std::vector<fs::path> records;
-  fs::path source;
-  std::vector<fs::path> include_dirs;
-  std::string cpp_namespace = "fatcl_kernels";
-  CLI::App* bundle =
-      app.add_subcommand("bundle", "write manifest.json, modules and embedding source");
-  bundle->add_option("records", records, "<variant>.json files written by 'variant'")->required();
-  bundle->add_option("--source", source, "OpenCL C source")->required()->check(CLI::ExistingFile);
-  bundle->add_option("-I,--include-dir", include_dirs, "folder for quoted #includes");
-  bundle->add_option("--namespace", cpp_namespace, "C++ namespace of the accessor");
-  bundle->add_option("--out-dir", out_dir, "output folder")->required();
+  family->add_option("-I,--include-dir", request.base.include_dirs, "folder for quoted #includes");
+  family->add_option("--param", params, "a parameter and its values, NAME=V1,V2,... (repeat)");
+  family->add_option("--constraint", request.grid.constraints,
+                     "an integer C expression every point of the product must meet (repeat)");
+  family->add_option("--point", points, "an explicit point, NAME=V,NAME=V,... (repeat)");
+  family->add_option("--clang", toolchain.clang, "clang to use");
+  family->add_option("--llvm-spirv", toolchain.llvm_spirv, "llvm-spirv to use");
+  family->add_option("--extra-clang-flag", request.base.extra_clang_flags,
+                     "extra clang flag (experiments)");
+  family->add_option("--namespace", request.cpp_namespace, "C++ namespace of the accessor");
+  family->add_option("--jobs", request.jobs, "variants compiled at once (default: one per CPU)");
+  family->add_option("--out-dir", out_dir, "writes the bundle here")->required();
+  family->add_option("--depfile", depfile, "writes a Makefile depfile for the bundle's manifest");
 
   std::vector<fs::path> paths;
   bool json = false;
@@ -94,45 +92,25 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    if (*variant) {
-      for (const std::string& d : defines) request.params.push_back(parse_define(d));
-      fatcl::CompiledVariant v = fatcl::compile_variant(toolchain, request);
-      const fatcl::Variant& info = v.manifest.variants.front();
-      fs::create_directories(out_dir);
-      fatcl::write_file_atomic(out_dir / info.spirv_file, v.spirv.data(), v.spirv.size() * 4);
-      std::string record = v.manifest.dump();
-      fatcl::write_file_atomic(out_dir / (info.name + ".json"), record.data(), record.size());
+    if (*family) {
+      for (const std::string& p : params) request.grid.params.push_back(parse_param(p));
+      for (const std::string& p : points) request.grid.points.push_back(fatcl::parse_point(p));
+      const fatcl::CompiledFamily f = fatcl::compile_family(toolchain, request, out_dir);
       if (!depfile.empty()) {
-        std::string deps = escape_make(fs::absolute(out_dir / info.spirv_file).string()) + ":";
-        for (const fs::path& in : v.inputs) deps += " " + escape_make(fs::absolute(in).string());
+        std::string deps = escape_make(fs::absolute(out_dir / "manifest.json").string()) + ":";
+        for (const fs::path& in : f.inputs) deps += " " + escape_make(fs::absolute(in).string());
         deps += "\n";
         fatcl::write_file_atomic(depfile, deps.data(), deps.size());
       }
-      std::printf("fatcl-compile: %s: SPIR-V %s, valid under %s, %zu bytes, %zu B local memory\n",
-                  info.name.c_str(), info.spirv_version.c_str(), info.target_env.c_str(),
-                  info.spirv_size, info.local_mem_bytes);
-    } else if (*bundle) {
-      fatcl::BundleInput input;
-      input.cpp_namespace = cpp_namespace;
-      input.source = fatcl::self_contained_source(source, include_dirs);
-      for (const fs::path& r : records) {
-        fatcl::Manifest m = fatcl::Manifest::parse(fatcl::read_text(r));
-        if (m.variants.size() != 1)
-          throw fatcl::Error(r.string() + ": not a single-variant record");
-        auto words = fatcl::read_spirv(r.parent_path() / m.variants.front().spirv_file);
-        input.variants.emplace_back(std::move(m), std::move(words));
-      }
-      fatcl::Manifest m = fatcl::write_bundle(input, out_dir);
-      std::printf("fatcl-compile: %s: %zu variants bundled in %s\n", m.family.c_str(),
-                  m.variants.size(), out_dir.string().c_str());
+      std::printf("fatcl-compile: %s: %zu variants compiled, validated and bundled in %s",
+                  f.manifest.family.c_str(), f.manifest.variants.size(), out_dir.string().c_str());
+      if (f.dropped) std::printf(" (%zu grid points removed by constraints)", f.dropped);
+      std::printf("\n");
     } else if (*validate) {
       const fatcl::ValidationReport report = fatcl::validate_paths(paths);
       std::fputs((json ? report.to_json() : report.to_text()).c_str(), stdout);
       return report.ok() ? 0 : 1;
     }
-  } catch (const fatcl::Error& e) {
-    std::fprintf(stderr, "fatcl-compile: error: %s\n", e.what());
-    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "fatcl-compile: error: %s\n", e.what());
     return 1;

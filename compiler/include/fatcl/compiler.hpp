@@ -41,12 +41,14 @@ struct VariantRequest {
   std::string family;  // e.g. "matmul_tiled"
   std::string kernel;  // kernel function the module must contain
   std::filesystem::path source;
-  std::vector<std::filesystem::path> include_dirs;        // for quoted #includes
-  std::vector<std::pair<std::string, long long>> params;  // e.g. {{"TILE", 16}}
+  std::vector<std::filesystem::path> include_dirs;  // for quoted #includes
+  ParamPoint params;                                // e.g. {{"TILE", 16}}
   // Extra clang flags appended after fatcl's own (experiments only: e.g.
   // "-O2" reproduces the invalid TILE=32 module; validation still runs).
   std::vector<std::string> extra_clang_flags;
   std::string spirv_max_version = "1.0";
+  // Toolchain::versions(), when already known (a family's variants share it).
+  std::map<std::string, std::string> toolchain_versions;
 };
 
 struct CompiledVariant {
@@ -56,8 +58,27 @@ struct CompiledVariant {
 };
 
 // "matmul_tiled_TILE16" for family "matmul_tiled" and {{"TILE", 16}}.
-std::string variant_name(const std::string& family,
-                         const std::vector<std::pair<std::string, long long>>& params);
+std::string variant_name(const std::string& family, const ParamPoint& params);
+
+// A family's parameter grid: the Cartesian product of `params`, plus the
+// explicit `points`, keeping the product's points for which every constraint
+// (an integer C expression over the parameters, e.g. "MWG % MDIMC == 0") is
+// non-zero. Explicit points were chosen: one that breaks a constraint, names
+// other parameters than the rest or repeats is an error.
+struct ParamGrid {
+  std::vector<std::pair<std::string, std::vector<long long>>> params;
+  std::vector<ParamPoint> points;
+  std::vector<std::string> constraints;
+};
+// The points, in order (product first). `dropped` gets how many points of the
+// product the constraints removed. Throws fatcl::Error naming the constraint
+// or point at fault.
+std::vector<ParamPoint> expand_grid(const ParamGrid& grid, std::size_t* dropped = nullptr);
+// The value of a constraint at a point; throws fatcl::Error for a syntax
+// error, an unknown parameter, division by zero or overflow.
+long long evaluate_constraint(const std::string& expression, const ParamPoint& point);
+// "MWG=128,NWG=64" or "MWG=128 NWG=64"; throws fatcl::Error if malformed.
+ParamPoint parse_point(const std::string& text);
 
 // The OpenCL C source with quoted #includes inlined (each file once, with
 // #line markers), so that the source fallback needs no files at run time.
@@ -111,6 +132,24 @@ struct BundleInput {
   std::string cpp_namespace = "fatcl_kernels";
 };
 Manifest write_bundle(const BundleInput& input, const std::filesystem::path& out_dir);
+
+// A whole family: every point of `grid` compiled and validated (`jobs` at a
+// time; 0: one per hardware thread) and written as one bundle. Throws
+// fatcl::Error listing every variant that failed, each as "variant <name>:
+// <reason>", and writes nothing then.
+struct FamilyRequest {
+  VariantRequest base;  // family, kernel, source, include dirs, flags; params unused
+  ParamGrid grid;
+  std::string cpp_namespace = "fatcl_kernels";
+  unsigned jobs = 0;
+};
+struct CompiledFamily {
+  Manifest manifest;
+  std::vector<std::filesystem::path> inputs;  // source and headers read
+  std::size_t dropped = 0;                    // grid points the constraints removed
+};
+CompiledFamily compile_family(const Toolchain& toolchain, const FamilyRequest& request,
+                              const std::filesystem::path& out_dir);
 
 // Offline validation of kernel bundles (fatcl validate, fatcl-compile
 // validate, fatcl_add_validation_test). Each path is a bundle folder
