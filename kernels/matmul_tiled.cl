@@ -1,4 +1,7 @@
-/* Local-memory tiled SGEMM: row-major C[M x N] = A[M x K] * B[K x N].
+/* Local-memory tiled SGEMM: row-major C[M x N] = A[M x K] * B[K x N], or
+ * C += A * B when `accumulate` is set. A and B start at element offsets
+ * a_offset and b_offset and have rows of lda and ldb floats; C has rows of
+ * ldc.
  *
  * A work-group of TILE x TILE work-items computes one TILE x TILE tile of C.
  * For every TILE-wide slice of K it loads a tile of A and a tile of B into
@@ -17,7 +20,10 @@ __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
 void matmul_tiled(const int M, const int N, const int K,
                   __global const float* restrict A,
                   __global const float* restrict B,
-                  __global float* restrict C) {
+                  __global float* restrict C,
+                  const long a_offset, const int lda,
+                  const long b_offset, const int ldb,
+                  const int ldc, const int accumulate) {
   __local float As[TILE][TILE + 1];
   __local float Bs[TILE][TILE + 1];
   const int tx = (int)get_local_id(0); /* column inside the tile */
@@ -29,8 +35,8 @@ void matmul_tiled(const int M, const int N, const int K,
   for (int t = 0; t < tiles; ++t) {
     const int ka = t * TILE + tx; /* column of A this work-item loads */
     const int kb = t * TILE + ty; /* row of B this work-item loads */
-    As[ty][tx] = (row < M && ka < K) ? A[(size_t)row * K + ka] : 0.0f;
-    Bs[ty][tx] = (kb < K && col < N) ? B[(size_t)kb * N + col] : 0.0f;
+    As[ty][tx] = (row < M && ka < K) ? A[a_offset + (long)row * lda + ka] : 0.0f;
+    Bs[ty][tx] = (kb < K && col < N) ? B[b_offset + (long)kb * ldb + col] : 0.0f;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int k = 0; k < TILE; ++k) {
       acc += As[ty][k] * Bs[k][tx];
@@ -39,6 +45,7 @@ void matmul_tiled(const int M, const int N, const int K,
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (row < M && col < N) {
-    C[(size_t)row * N + col] = acc;
+    __global float* c = C + (long)row * ldc + col;
+    *c = accumulate ? *c + acc : acc;
   }
 }

@@ -1,0 +1,286 @@
+/* Register-blocked SGEMM: row-major C[M x N] = A[M x K] * B[K x N], or
+ * C += A * B when `accumulate` is set (the host splits long K into chunks).
+ *
+ * A work-group of MDIMC x NDIMC work-items (NDIMC along dimension 0, the
+ * columns of C) computes an MWG x NWG tile of C. Each work-item keeps an
+ * MWI x NWI block of it in registers: MWI = MWG / MDIMC contiguous rows
+ * (ty*MWI + i) and NWI = NWG / NDIMC columns as NVW = NWI / VWN vectors of
+ * VWN floats, strided so that neighbouring work-items own neighbouring
+ * vectors (vector j of work-item tx starts at column (j*NDIMC + tx)*VWN):
+ * their reads of B and writes of C are contiguous.
+ *
+ * K is walked in slices of KWG, unrolled by KWI. A is staged through __local
+ * memory when SA = 1 (loaded as VWM-float vectors along K and stored
+ * transposed, k-major), else read straight from global memory; B likewise
+ * with SB (loaded as VWN-float vectors along N). GPU-shaped variants stage
+ * both; CPU-shaped ones stage nothing and keep a wide block per work-item.
+ *
+ * Edges: a slice whose tile lies inside A, B and C, with every leading
+ * dimension and offset a multiple of the vector widths, takes the fast path
+ * (vector loads, no guards); any other takes the guarded path (scalar loads,
+ * zeros outside the matrices, guarded stores). Both conditions are uniform
+ * over the work-group, so every work-item reaches every barrier. Any M, N,
+ * K >= 1 is correct.
+ *
+ * PF = 1 fetches the next slice into registers before computing this one.
+ *
+ * Compile-time parameters: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB KWI PF. */
+#if !defined(MWG) || !defined(NWG) || !defined(KWG) || !defined(MDIMC) || !defined(NDIMC) || \
+    !defined(VWM) || !defined(VWN) || !defined(SA) || !defined(SB) || !defined(KWI) || !defined(PF)
+#error "matmul_blocked.cl: define MWG NWG KWG MDIMC NDIMC VWM VWN SA SB KWI PF"
+#endif
+
+#define WGS (MDIMC * NDIMC)
+#define MWI (MWG / MDIMC)
+#define NWI (NWG / NDIMC)
+#define NVW (NWI / VWN)
+
+#if MWG % MDIMC || NWG % (NDIMC * VWN) || KWG % KWI || KWG % VWM
+#error "matmul_blocked.cl: the tile must divide into work-items, vectors and K unrolling"
+#endif
+#if SA && (MWG * KWG) % (VWM * WGS)
+#error "matmul_blocked.cl: the A slice must divide into VWM-vectors per work-item"
+#endif
+#if SB && (KWG * NWG) % (VWN * WGS)
+#error "matmul_blocked.cl: the B slice must divide into VWN-vectors per work-item"
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#if VWN == 1
+#define floatN float
+#define VLOADN(i, p) ((p)[i])
+#define VSTOREN(v, i, p) ((p)[i] = (v))
+#else
+#define floatN CAT(float, VWN)
+#define VLOADN(i, p) CAT(vload, VWN)(i, p)
+#define VSTOREN(v, i, p) CAT(vstore, VWN)(v, i, p)
+#endif
+#if VWM == 1
+#define floatM float
+#define VLOADM(i, p) ((p)[i])
+#define VSTOREM(v, i, p) ((p)[i] = (v))
+#else
+#define floatM CAT(float, VWM)
+#define VLOADM(i, p) CAT(vload, VWM)(i, p)
+#define VSTOREM(v, i, p) CAT(vstore, VWM)(v, i, p)
+#endif
+
+/* The transposed A slice is padded by 4 floats a row (bank conflicts on the
+ * transposed stores) and keeps each row 16-byte aligned. */
+#define PADA 4
+
+/* One element of A at (row, k) with zeros outside the matrix. */
+#define A_GUARDED(row, k) \
+  (((row) < M && (k) < K) ? A[a_offset + (long)(row) * lda + (k)] : 0.0f)
+
+#define A_LOADS ((MWG * KWG) / (VWM * WGS)) /* VWM-vectors of A per work-item and slice */
+#define B_LOADS ((KWG * NWG) / (VWN * WGS)) /* VWN-vectors of B per work-item and slice */
+
+/* FETCH(k): the A and B slices starting at column/row k into the registers
+ * ra and rb, as vectors where the slice is inside and aligned, else as
+ * guarded scalars. STASH(): those registers into As (transposed) and Bs. */
+#if SA
+#define FETCH_A(kn, fast_n)                                                               \
+  for (int l = 0; l < A_LOADS; ++l) {                                                     \
+    const int idx = l * WGS + tid, r = idx / (KWG / VWM), kv = idx % (KWG / VWM);        \
+    if (fast_n) {                                                                         \
+      ra[l] = ((__global const floatM*)(A + a_offset + (long)(row0 + r) * lda + (kn)))[kv]; \
+    } else {                                                                              \
+      float t[VWM];                                                                       \
+      for (int c = 0; c < VWM; ++c) t[c] = A_GUARDED(row0 + r, (kn) + kv * VWM + c);     \
+      ra[l] = VLOADM(0, t);                                                               \
+    }                                                                                     \
+  }
+#define STASH_A()                                                                         \
+  for (int l = 0; l < A_LOADS; ++l) {                                                     \
+    const int idx = l * WGS + tid, r = idx / (KWG / VWM), kv = idx % (KWG / VWM);        \
+    float t[VWM];                                                                         \
+    VSTOREM(ra[l], 0, t);                                                                 \
+    for (int c = 0; c < VWM; ++c) As[kv * VWM + c][r] = t[c];                             \
+  }
+#else
+#define FETCH_A(kn, fast_n)
+#define STASH_A()
+#endif
+#if SB
+#define FETCH_B(kn, fast_n)                                                               \
+  for (int l = 0; l < B_LOADS; ++l) {                                                     \
+    const int idx = l * WGS + tid, k = idx / (NWG / VWN), nv = idx % (NWG / VWN);        \
+    const long brow = b_offset + (long)((kn) + k) * ldb;                                  \
+    if (fast_n) {                                                                         \
+      rb[l] = ((__global const floatN*)(B + brow + col0))[nv];                            \
+    } else {                                                                              \
+      float t[VWN];                                                                       \
+      for (int c = 0; c < VWN; ++c) {                                                     \
+        const int col = col0 + nv * VWN + c;                                              \
+        t[c] = ((kn) + k < K && col < N) ? B[brow + col] : 0.0f;                          \
+      }                                                                                   \
+      rb[l] = VLOADN(0, t);                                                               \
+    }                                                                                     \
+  }
+#define STASH_B()                                                                         \
+  for (int l = 0; l < B_LOADS; ++l) {                                                     \
+    const int idx = l * WGS + tid, k = idx / (NWG / VWN), nv = idx % (NWG / VWN);        \
+    Bs[k][nv] = rb[l];                                                                    \
+  }
+#else
+#define FETCH_B(kn, fast_n)
+#define STASH_B()
+#endif
+#define FETCH(kn)                                                       \
+  do {                                                                  \
+    const int fast_n = inside && aligned && (kn) + KWG <= K;            \
+    FETCH_A(kn, fast_n)                                                 \
+    FETCH_B(kn, fast_n)                                                 \
+  } while (0)
+#define STASH() \
+  do {          \
+    STASH_A()   \
+    STASH_B()   \
+  } while (0)
+
+__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
+void matmul_blocked(const int M, const int N, const int K,
+                    __global const float* restrict A,
+                    __global const float* restrict B,
+                    __global float* restrict C,
+                    const long a_offset, const int lda,
+                    const long b_offset, const int ldb,
+                    const int ldc, const int accumulate) {
+  const int tx = (int)get_local_id(0);
+  const int ty = (int)get_local_id(1);
+  const int row0 = (int)get_group_id(1) * MWG;
+  const int col0 = (int)get_group_id(0) * NWG;
+#if SA
+  __local float As[KWG][MWG + PADA];
+#endif
+#if SB
+  __local floatN Bs[KWG][NWG / VWN];
+#endif
+#if SA || SB
+  const int tid = ty * NDIMC + tx;
+#endif
+#if SA
+  floatM ra[A_LOADS];
+#endif
+#if SB
+  floatN rb[B_LOADS];
+#endif
+
+  /* Uniform over the work-group: the tile lies inside C, and vector
+   * accesses are aligned to their width. */
+  const int inside = row0 + MWG <= M && col0 + NWG <= N;
+#if SA && VWM > 1
+  const int a_aligned = lda % VWM == 0 && a_offset % VWM == 0;
+#else
+  const int a_aligned = 1;
+#endif
+  const int aligned = a_aligned && ldb % VWN == 0 && b_offset % VWN == 0 && ldc % VWN == 0;
+
+  floatN acc[MWI][NVW];
+#pragma unroll
+  for (int i = 0; i < MWI; ++i) {
+#pragma unroll
+    for (int j = 0; j < NVW; ++j) acc[i][j] = (floatN)(0.0f);
+  }
+
+#if SA || SB
+  /* Staging goes global -> registers (FETCH) -> __local (STASH). With PF the
+   * next slice is fetched before this one is computed, hiding its latency
+   * behind the multiply-adds. */
+  FETCH(0);
+#endif
+  for (int kk = 0; kk < K; kk += KWG) {
+    const int fast = inside && aligned && kk + KWG <= K;
+#if SA || SB
+    STASH();
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if PF
+    if (kk + KWG < K) FETCH(kk + KWG);
+#endif
+#endif
+
+    /* The slice's multiply-adds. Operands not staged come from global
+     * memory: vector loads on the fast path, guarded scalars otherwise. */
+#if SA && SB
+#define SLICE_VARIANTS 1
+#else
+#define SLICE_VARIANTS 2
+#endif
+#pragma unroll
+    for (int variant = 0; variant < SLICE_VARIANTS; ++variant) {
+      if ((SLICE_VARIANTS == 1) || (variant == 0) == (fast != 0)) {
+        const int guarded = SLICE_VARIANTS == 2 && variant == 1;
+        for (int k0 = 0; k0 < KWG; k0 += KWI) {
+#pragma unroll
+          for (int kw = 0; kw < KWI; ++kw) {
+            const int k = k0 + kw;
+            floatN b[NVW];
+#pragma unroll
+            for (int j = 0; j < NVW; ++j) {
+#if SB
+              b[j] = Bs[k][j * NDIMC + tx];
+#else
+              const long brow = b_offset + (long)(kk + k) * ldb;
+              if (!guarded) {
+                b[j] = ((__global const floatN*)(B + brow + col0))[j * NDIMC + tx];
+              } else {
+                float t[VWN];
+#pragma unroll
+                for (int c = 0; c < VWN; ++c) {
+                  const int col = col0 + (j * NDIMC + tx) * VWN + c;
+                  t[c] = (kk + k < K && col < N) ? B[brow + col] : 0.0f;
+                }
+                b[j] = VLOADN(0, t);
+              }
+#endif
+            }
+#pragma unroll
+            for (int i = 0; i < MWI; ++i) {
+#if SA
+              const float a = As[k][ty * MWI + i];
+#else
+              const int row = row0 + ty * MWI + i;
+              const float a = guarded ? A_GUARDED(row, kk + k)
+                                      : A[a_offset + (long)row * lda + kk + k];
+#endif
+#pragma unroll
+              for (int j = 0; j < NVW; ++j) acc[i][j] = mad((floatN)(a), b[j], acc[i][j]);
+            }
+          }
+        }
+      }
+    }
+#if SA || SB
+    /* The next slice overwrites the staged tiles: wait until all have read. */
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if !PF
+    if (kk + KWG < K) FETCH(kk + KWG);
+#endif
+#endif
+  }
+
+  /* Store the block: vectors inside C, guarded scalars at its edges. */
+#pragma unroll
+  for (int i = 0; i < MWI; ++i) {
+    const int row = row0 + ty * MWI + i;
+    __global float* crow = C + (long)row * ldc;
+#pragma unroll
+    for (int j = 0; j < NVW; ++j) {
+      const int cv = j * NDIMC + tx;
+      if (inside && ldc % VWN == 0) {
+        __global floatN* p = (__global floatN*)(crow + col0) + cv;
+        *p = accumulate ? *p + acc[i][j] : acc[i][j];
+      } else if (row < M) {
+        float t[VWN];
+        VSTOREN(acc[i][j], 0, t);
+#pragma unroll
+        for (int c = 0; c < VWN; ++c) {
+          const int col = col0 + cv * VWN + c;
+          if (col < N) crow[col] = accumulate ? crow[col] + t[c] : t[c];
+        }
+      }
+    }
+  }
+}
