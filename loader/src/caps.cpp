@@ -64,6 +64,7 @@ DeviceCaps DeviceCaps::query(const cl::Device& device) {
   if (caps.il_is_core() || caps.khr_il_program) {
     caps.il_version = device_string(device, CL_DEVICE_IL_VERSION, "CL_DEVICE_IL_VERSION");
   }
+  caps.device_type = device_value<cl_device_type>(device, CL_DEVICE_TYPE, "CL_DEVICE_TYPE");
   caps.local_mem_bytes =
       device_value<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE, "CL_DEVICE_LOCAL_MEM_SIZE");
   caps.max_work_group_size = device_value<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE,
@@ -115,7 +116,8 @@ std::string DeviceCaps::summary() const {
   std::string why;
   if (!accepts_spirv("1.0", &why)) spirv += " (" + why + ")";
   return device_name + " [" + platform_name + ", " + device_version + ", driver " + driver_version +
-         "]: local memory " + std::to_string(local_mem_bytes / 1024) +
+         "]: " + (is_gpu() ? "GPU" : "CPU") + ", local memory " +
+         std::to_string(local_mem_bytes / 1024) +
          " KiB, work-group <= " + std::to_string(max_work_group_size) + " (" +
          std::to_string(max_work_item_sizes[0]) + "x" + std::to_string(max_work_item_sizes[1]) +
          "x" + std::to_string(max_work_item_sizes[2]) + "), SPIR-V intake: " + spirv;

@@ -79,6 +79,9 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
     build_options = "-cl-std=" + family.manifest().language;
     std::string defines = variant.define_options();
     if (!defines.empty()) build_options += " " + defines;
+    for (const DriverQuirk& q : driver_quirks(caps)) {
+      if (!q.source_build_options.empty()) build_options += " " + q.source_build_options;
+    }
     how = "OpenCL C source with \"" + build_options + "\"";
   }
   cl::Program program(raw, false);  // takes ownership
@@ -107,7 +110,12 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
     a.failure = "clGetKernelWorkGroupInfo failed: " + cl_status_name(err);
     return a;
   }
-  if (klm > caps.local_mem_bytes) {
+  bool local_misreported = false;
+  for (const DriverQuirk& q : driver_quirks(caps)) {
+    local_misreported = local_misreported || q.id == "misreported-kernel-local-mem-size";
+  }
+  // plan() checked the module's own __local bytes against the device.
+  if (klm > caps.local_mem_bytes && !local_misreported) {
     a.failure = "CL_KERNEL_LOCAL_MEM_SIZE is " + std::to_string(klm) + " B, the device has " +
                 std::to_string(caps.local_mem_bytes) + " B";
     return a;
@@ -115,19 +123,28 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   std::string note = "built from the " + how + "; CL_KERNEL_WORK_GROUP_SIZE " + std::to_string(kwg);
   const std::size_t needed = variant.work_group_items();
   bool trial = false;
-  if (needed > kwg) {
-    // Drivers misreport this (rusticl 32, NVIDIA 256, yet 32x32 groups run):
-    // neither trust nor reject the number; settle it by a checked launch.
-    if (!options.trial) {
+  // Drivers misreport this (rusticl 32, NVIDIA 256, yet 32x32 groups run):
+  // neither trust nor reject the number; settle it by a checked launch, or
+  // without one by the known-quirk table (plan() checked the device limit).
+  const TrialLaunch& trial_launch = options.trial ? options.trial : family.description().trial;
+  bool known_misreport = false;
+  for (const DriverQuirk& q : driver_quirks(caps)) {
+    known_misreport = known_misreport || q.id == "misreported-kernel-work-group-size";
+  }
+  if (needed > kwg && !trial_launch) {
+    if (!known_misreport) {
       a.failure = "CL_KERNEL_WORK_GROUP_SIZE is " + std::to_string(kwg) + ", below the " +
-                  std::to_string(needed) + " work-items the variant requires, and no trial " +
-                  "launch was given to settle it";
+                  std::to_string(needed) + " work-items the variant requires, the family " +
+                  "gives no trial launch and this driver is not known to misreport it";
       return a;
     }
+    note += ", below the " + std::to_string(needed) +
+            " work-items required; a known quirk of this driver, so the device limit is used";
+  } else if (needed > kwg) {
     // What was built: the module, or the source with this variant's options.
-    const std::string built =
-        tier == Tier::SpirV ? variant.sha256
-                            : family.manifest().source_sha256 + " " + variant.define_options();
+    const std::string built = tier == Tier::SpirV
+                                  ? variant.sha256
+                                  : family.manifest().source_sha256 + " " + build_options;
     const std::string key = caps.key() + "|" + built + "|" + to_string(tier);
     std::string verdict;
     bool remembered = false;
@@ -140,7 +157,7 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
       }
     }
     if (!remembered) {
-      verdict = options.trial(context, device, kernel, variant);
+      verdict = trial_launch(context, device, kernel, variant);
       std::lock_guard<std::mutex> lock(trial_mutex);
       trial_results()[key] = verdict;
     }
@@ -172,8 +189,9 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
 
 }  // namespace
 
-Family::Family(const EmbeddedFamily& embedded)
+Family::Family(const EmbeddedFamily& embedded, FamilyDescription description)
     : manifest_(Manifest::parse(std::string_view(embedded.manifest_json, embedded.manifest_size))),
+      description_(std::move(description)),
       source_(embedded.source, embedded.source_size) {
   for (const Variant& v : manifest_.variants) {
     const EmbeddedModule* found = nullptr;
@@ -201,10 +219,14 @@ std::string_view Family::spirv(const std::string& variant) const {
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
                   const LoadOptions& options) {
   const DeviceCaps caps = DeviceCaps::query(device);
-  Plan p = plan(family.manifest(), caps, options);
+  const Ranking& ranking = family.description().ranking;
+  Plan p = plan(family.manifest(), caps, options, ranking);
   Explanation explanation;
   explanation.device = caps.summary();
-  explanation.ranking = kRankingHeuristic;
+  explanation.ranking = ranking.rule;
+  for (const DriverQuirk& q : driver_quirks(caps)) {
+    explanation.quirks.push_back(q.breaks + ": " + q.fatcl_does);
+  }
   std::vector<Step> failed;
   for (std::size_t i = 0; i < p.chain.size(); ++i) {
     const Candidate& c = p.chain[i];
@@ -218,12 +240,9 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
     steps.insert(steps.end(), failed.begin(), failed.end());
     for (std::size_t j = i + 1; j < p.chain.size(); ++j) {
       const Candidate& rest = p.chain[j];
-      std::string why =
-          rest.variant == c.variant
-              ? std::string("the ") + to_string(c.tier) + " tier of this variant loaded"
-              : "ranked below " + c.variant->name + " (" +
-                    std::to_string(rest.variant->work_group_items()) + " vs " +
-                    std::to_string(c.variant->work_group_items()) + " work-items per group)";
+      std::string why = rest.variant == c.variant ? std::string("the ") + to_string(c.tier) +
+                                                        " tier of this variant loaded"
+                                                  : "ranked below " + c.variant->name;
       steps.push_back({rest.variant->name, rest.tier, Step::Outcome::Unneeded, why});
     }
     steps.insert(steps.end(), p.rejected.begin(), p.rejected.end());

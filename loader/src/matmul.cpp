@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "matmul_blocked.hpp"
 #include "matmul_naive.hpp"
 #include "matmul_tiled.hpp"
 
@@ -15,58 +16,151 @@ std::size_t round_up(std::size_t value, std::size_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-std::array<std::size_t, 2> choose_local(const LoadedKernel& loaded, const cl::Device& device) {
-  const auto& reqd = loaded.variant.reqd_work_group_size;
-  if (reqd[0] != 0) return {reqd[0], reqd[1]};
-  // No required size (naive kernel): the largest square power of two the
-  // kernel and the device allow, at most 16x16.
-  std::size_t sizes[3] = {1, 1, 1};
-  clGetDeviceInfo(device(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, nullptr);
-  std::size_t s = 16;
-  while (s > 1 && (s * s > loaded.kernel_work_group_size || s > sizes[0] || s > sizes[1])) s /= 2;
-  return {s, s};
+long long param_or(const Variant& v, std::string_view key, long long fallback) {
+  for (const auto& [k, value] : v.params) {
+    if (k == key) return value;
+  }
+  return fallback;
 }
 
-cl::Event launch(const cl::CommandQueue& queue, const cl::Kernel& kernel,
-                 std::array<std::size_t, 2> local, const cl::Buffer& a, const cl::Buffer& b,
-                 const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k,
-                 const std::vector<cl::Event>& wait) {
+// The blocked family's ranking before any measurement: closest to the point
+// measured fastest on the device's class (H200 for GPUs, PoCL on a 2-core
+// AVX-512 CPU for CPUs; docs/PERFORMANCE.md), then less local memory.
+const ParamPoint kBlockedGpuDefault = {{"MWG", 128},  {"NWG", 128}, {"KWG", 16}, {"MDIMC", 16},
+                                       {"NDIMC", 16}, {"VWM", 4},   {"VWN", 4},  {"SA", 1},
+                                       {"SB", 1},     {"KWI", 2},   {"PF", 1}};
+const ParamPoint kBlockedCpuDefault = {{"MWG", 32},  {"NWG", 64}, {"KWG", 8},  {"MDIMC", 4},
+                                       {"NDIMC", 4}, {"VWM", 1},  {"VWN", 16}, {"SA", 0},
+                                       {"SB", 0},    {"KWI", 8},  {"PF", 0}};
+
+Ranking blocked_ranking() {
+  Ranking r;
+  r.score = [](const Variant& v, const DeviceCaps& caps) {
+    const ParamPoint& best = caps.is_gpu() ? kBlockedGpuDefault : kBlockedCpuDefault;
+    double score = 0;
+    for (const auto& [k, value] : best) score += param_or(v, k, -1) == value ? 1 : 0;
+    return score - double(v.local_mem_bytes) * 1e-9;
+  };
+  r.rule =
+      "parameters closest to the point measured fastest on this class of device (GPU: 128x128 "
+      "tile, 16x16 work-items, K slices of 16 staged in local memory, next slice prefetched; "
+      "CPU: 32x64 tile, 4x4 work-items each keeping 8 rows x 16 columns in registers, nothing "
+      "staged), then less local memory";
+  return r;
+}
+
+cl::Event launch(const cl::CommandQueue& queue, const cl::Kernel& kernel, const LaunchGeometry& g,
+                 const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c, std::size_t m,
+                 std::size_t n, std::size_t k, std::size_t lda, std::size_t ldb, std::size_t ldc,
+                 std::size_t k_offset, bool accumulate, const std::vector<cl_event>& wait) {
   const cl_int M = static_cast<cl_int>(m), N = static_cast<cl_int>(n), K = static_cast<cl_int>(k);
+  const cl_int LDA = static_cast<cl_int>(lda), LDB = static_cast<cl_int>(ldb),
+               LDC = static_cast<cl_int>(ldc), ACC = accumulate ? 1 : 0;
+  const cl_long a_offset = static_cast<cl_long>(k_offset);
+  const cl_long b_offset = static_cast<cl_long>(k_offset) * static_cast<cl_long>(ldb);
   cl_kernel raw = kernel();
-  check_cl(clSetKernelArg(raw, 0, sizeof M, &M), "clSetKernelArg(M)");
-  check_cl(clSetKernelArg(raw, 1, sizeof N, &N), "clSetKernelArg(N)");
-  check_cl(clSetKernelArg(raw, 2, sizeof K, &K), "clSetKernelArg(K)");
   cl_mem mems[3] = {a(), b(), c()};
-  for (cl_uint i = 0; i < 3; ++i) {
-    check_cl(clSetKernelArg(raw, 3 + i, sizeof(cl_mem), &mems[i]), "clSetKernelArg(buffer)");
+  const struct {
+    std::size_t size;
+    const void* value;
+    const char* name;
+  } args[] = {{sizeof M, &M, "M"},
+              {sizeof N, &N, "N"},
+              {sizeof K, &K, "K"},
+              {sizeof(cl_mem), &mems[0], "A"},
+              {sizeof(cl_mem), &mems[1], "B"},
+              {sizeof(cl_mem), &mems[2], "C"},
+              {sizeof a_offset, &a_offset, "a_offset"},
+              {sizeof LDA, &LDA, "lda"},
+              {sizeof b_offset, &b_offset, "b_offset"},
+              {sizeof LDB, &LDB, "ldb"},
+              {sizeof LDC, &LDC, "ldc"},
+              {sizeof ACC, &ACC, "accumulate"}};
+  for (cl_uint i = 0; i < sizeof args / sizeof args[0]; ++i) {
+    check_cl(clSetKernelArg(raw, i, args[i].size, args[i].value),
+             std::string("clSetKernelArg(") + args[i].name + ")");
   }
-  // Dimension 0 runs along the columns of C (N), dimension 1 along its rows.
-  const std::size_t global[2] = {round_up(n, local[0]), round_up(m, local[1])};
-  std::vector<cl_event> events;
-  for (const cl::Event& e : wait) events.push_back(e());
   cl_event done = nullptr;
-  check_cl(clEnqueueNDRangeKernel(queue(), raw, 2, nullptr, global, local.data(),
-                                  static_cast<cl_uint>(events.size()),
-                                  events.empty() ? nullptr : events.data(), &done),
-           "clEnqueueNDRangeKernel(" + std::to_string(local[0]) + "x" + std::to_string(local[1]) +
-               " work-groups)");
+  check_cl(clEnqueueNDRangeKernel(queue(), raw, 2, nullptr, g.global.data(), g.local.data(),
+                                  static_cast<cl_uint>(wait.size()),
+                                  wait.empty() ? nullptr : wait.data(), &done),
+           "clEnqueueNDRangeKernel(" + std::to_string(g.local[0]) + "x" +
+               std::to_string(g.local[1]) + " work-groups)");
   return cl::Event(done, false);
 }
 
 }  // namespace
 
+const char* to_string(MatmulKernel kernel) {
+  switch (kernel) {
+    case MatmulKernel::Auto:
+      return "auto";
+    case MatmulKernel::Blocked:
+      return "blocked";
+    case MatmulKernel::Tiled:
+      return "tiled";
+    case MatmulKernel::Naive:
+      return "naive";
+  }
+  return "?";
+}
+
 const Family& matmul_family(MatmulKernel kernel) {
-  static const Family tiled(kernels::matmul_tiled());
-  static const Family naive(kernels::matmul_naive());
-  return kernel == MatmulKernel::Tiled ? tiled : naive;
+  static const Family blocked(kernels::matmul_blocked(), {blocked_ranking(), matmul_trial_launch});
+  static const Family tiled(kernels::matmul_tiled(),
+                            {Ranking::by_work_group_items(), matmul_trial_launch});
+  static const Family naive(kernels::matmul_naive(), {Ranking{}, matmul_trial_launch});
+  switch (kernel) {
+    case MatmulKernel::Blocked:
+      return blocked;
+    case MatmulKernel::Tiled:
+      return tiled;
+    case MatmulKernel::Naive:
+      return naive;
+    case MatmulKernel::Auto:
+      break;
+  }
+  throw Error("matmul_family: Auto is a choice among families, not a family");
+}
+
+MatmulKernel matmul_kernel_of(const std::string& variant) {
+  for (MatmulKernel k : {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive}) {
+    for (const Variant& v : matmul_family(k).manifest().variants) {
+      if (v.name == variant) return k;
+    }
+  }
+  throw Error("no bundled matmul family has a variant \"" + variant.substr(0, 100) +
+              "\" (see fatcl bench --list)");
+}
+
+LaunchGeometry matmul_geometry(const Variant& variant, std::size_t m, std::size_t n,
+                               std::array<std::size_t, 2> free_local) {
+  LaunchGeometry g;
+  const long long nwg = param_or(variant, "NWG", 0), mwg = param_or(variant, "MWG", 0);
+  if (nwg > 0 && mwg > 0) {
+    // Blocked: one NDIMC x MDIMC work-group per NWG x MWG tile of C.
+    const std::size_t ndimc = static_cast<std::size_t>(variant.param("NDIMC"));
+    const std::size_t mdimc = static_cast<std::size_t>(variant.param("MDIMC"));
+    g.local = {ndimc, mdimc};
+    g.global = {(n + nwg - 1) / nwg * ndimc, (m + mwg - 1) / mwg * mdimc};
+    return g;
+  }
+  const auto& reqd = variant.reqd_work_group_size;
+  g.local = reqd[0] ? std::array<std::size_t, 2>{reqd[0], reqd[1]} : free_local;
+  // One work-item per element of C.
+  g.global = {round_up(n, g.local[0]), round_up(m, g.local[1])};
+  return g;
 }
 
 std::string matmul_trial_launch(const cl::Context& context, const cl::Device& device,
                                 const cl::Kernel& kernel, const Variant& variant) {
-  const auto& reqd = variant.reqd_work_group_size;
-  const std::size_t tx = reqd[0] ? reqd[0] : 1, ty = reqd[1] ? reqd[1] : 1;
-  // Two tiles and a ragged edge in every direction.
-  const std::size_t m = 2 * ty + 1, n = 2 * tx + 1, k = 2 * std::max(tx, ty) + 3;
+  // Two work-group tiles and a ragged edge in every direction.
+  const LaunchGeometry unit = matmul_geometry(variant, 1, 1, {1, 1});
+  const std::size_t tile_n = std::max<std::size_t>(1, param_or(variant, "NWG", unit.local[0]));
+  const std::size_t tile_m = std::max<std::size_t>(1, param_or(variant, "MWG", unit.local[1]));
+  const std::size_t kwg = static_cast<std::size_t>(param_or(variant, "KWG", 1));
+  const std::size_t m = 2 * tile_m + 1, n = 2 * tile_n + 1,
+                    k = 2 * std::max({tile_m, tile_n, kwg}) + 3;
   std::vector<float> a(m * k), b(k * n), c(m * n, std::numeric_limits<float>::quiet_NaN());
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(int(i * 7 % 9) - 4);
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(int(i * 5 % 7) - 3);
@@ -80,7 +174,8 @@ std::string matmul_trial_launch(const cl::Context& context, const cl::Device& de
   cl::CommandQueue queue(context, device, 0, &err);
   if (err != CL_SUCCESS) return "clCreateCommandQueue failed: " + cl_status_name(err);
   try {
-    launch(queue, kernel, {tx, ty}, da, db, dc, m, n, k, {});
+    launch(queue, kernel, matmul_geometry(variant, m, n, unit.local), da, db, dc, m, n, k, k, n, n,
+           0, false, {});
   } catch (const Error& e) {
     return e.what();
   }
@@ -101,7 +196,9 @@ std::string matmul_trial_launch(const cl::Context& context, const cl::Device& de
 
 struct Matmul::Impl {
   LoadedKernel loaded;
-  std::array<std::size_t, 2> local{1, 1};
+  MatmulKernel kernel = MatmulKernel::Blocked;
+  std::array<std::size_t, 2> free_local{16, 16};
+  std::size_t k_per_launch = kMatmulMaxKPerLaunch;
 };
 
 Matmul::Matmul(const cl::Context& context, const cl::Device& device, const MatmulOptions& options)
@@ -109,9 +206,47 @@ Matmul::Matmul(const cl::Context& context, const cl::Device& device, const Matmu
   LoadOptions load_options;
   load_options.variant = options.variant;
   load_options.tier = options.tier;
-  load_options.trial = matmul_trial_launch;
-  impl_->loaded = load(context, device, matmul_family(options.kernel), load_options);
-  impl_->local = choose_local(impl_->loaded, device);
+  std::vector<MatmulKernel> families;
+  if (!options.variant.empty()) {
+    families = {matmul_kernel_of(options.variant)};
+  } else if (options.kernel == MatmulKernel::Auto) {
+    families = {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive};
+  } else {
+    families = {options.kernel};
+  }
+  // The chain ends in the naive kernel: each family that loads nothing
+  // leaves one line in the explanation of the one that does.
+  std::vector<Step> passed_over;
+  for (std::size_t f = 0; f < families.size(); ++f) {
+    const Family& family = matmul_family(families[f]);
+    try {
+      impl_->loaded = load(context, device, family, load_options);
+      impl_->kernel = families[f];
+      break;
+    } catch (const Error& e) {
+      if (f + 1 == families.size()) throw;
+      std::string first = e.what();
+      first = first.substr(0, first.find('\n'));
+      passed_over.push_back({family.manifest().family, std::nullopt, Step::Outcome::Failed,
+                             "no variant of the family loads (" + first + ")"});
+    }
+  }
+  auto& steps = impl_->loaded.explanation.steps;
+  steps.insert(steps.end(), passed_over.begin(), passed_over.end());
+
+  for (const DriverQuirk& q : driver_quirks(DeviceCaps::query(device))) {
+    if (q.id == "loop-limit-65536") impl_->k_per_launch = kMatmulMaxKPerLaunchLoopLimited;
+  }
+
+  // The naive kernel leaves its work-group open: the largest square power
+  // of two the kernel and the device allow, at most 16x16.
+  std::size_t sizes[3] = {1, 1, 1};
+  clGetDeviceInfo(device(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, nullptr);
+  std::size_t s = 16;
+  while (s > 1 && (s * s > impl_->loaded.kernel_work_group_size || s > sizes[0] || s > sizes[1])) {
+    s /= 2;
+  }
+  impl_->free_local = {s, s};
 }
 
 Matmul::~Matmul() = default;
@@ -119,7 +254,10 @@ Matmul::Matmul(Matmul&&) noexcept = default;
 Matmul& Matmul::operator=(Matmul&&) noexcept = default;
 
 const LoadedKernel& Matmul::loaded() const { return impl_->loaded; }
-std::array<std::size_t, 2> Matmul::local_size() const { return impl_->local; }
+MatmulKernel Matmul::kernel() const { return impl_->kernel; }
+std::array<std::size_t, 2> Matmul::local_size() const {
+  return matmul_geometry(impl_->loaded.variant, 1, 1, impl_->free_local).local;
+}
 
 cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
                           const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k,
@@ -144,7 +282,17 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
                   std::to_string(needs[i].second * sizeof(float)) + " B");
     }
   }
-  return launch(queue, impl_->loaded.kernel, impl_->local, a, b, c, m, n, k, wait);
+  const LaunchGeometry g = matmul_geometry(impl_->loaded.variant, m, n, impl_->free_local);
+  std::vector<cl_event> events;
+  for (const cl::Event& e : wait) events.push_back(e());
+  cl::Event last;
+  const std::size_t step = impl_->k_per_launch;
+  for (std::size_t k0 = 0; k0 < k; k0 += step) {
+    const std::size_t kc = std::min(step, k - k0);
+    last = launch(queue, impl_->loaded.kernel, g, a, b, c, m, n, kc, k, n, n, k0, k0 > 0, events);
+    events = {last()};
+  }
+  return last;
 }
 
 }  // namespace fatcl

@@ -6,10 +6,17 @@
 
 namespace fatcl {
 
-const char* const kRankingHeuristic =
-    "fitting variants ranked by work-items per work-group, most first (global-memory traffic "
-    "falls as 1/TILE), then by less local memory, then by name; each tried as SPIR-V first "
-    "where the device takes it, then from OpenCL C source";
+Ranking Ranking::by_work_group_items() {
+  Ranking r;
+  r.score = [](const Variant& v, const DeviceCaps&) {
+    // Work-items dominate; less local memory breaks ties.
+    return double(v.work_group_items()) - double(v.local_mem_bytes) * 1e-9;
+  };
+  r.rule =
+      "work-items per work-group, most first (global-memory traffic falls as 1/TILE), then "
+      "less local memory";
+  return r;
+}
 
 const char* to_string(Tier tier) { return tier == Tier::SpirV ? "spirv" : "source"; }
 
@@ -59,7 +66,8 @@ std::string misfit(const Variant& v, const DeviceCaps& caps) {
 
 }  // namespace
 
-Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& options) {
+Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& options,
+          const Ranking& ranking) {
   Plan out;
   if (!options.variant.empty()) manifest.variant(options.variant);  // throws if unknown
   std::vector<const Variant*> fitting;
@@ -76,13 +84,13 @@ Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& o
       fitting.push_back(&v);
     }
   }
-  std::stable_sort(fitting.begin(), fitting.end(), [](const Variant* a, const Variant* b) {
-    if (a->work_group_items() != b->work_group_items()) {
-      return a->work_group_items() > b->work_group_items();
-    }
-    if (a->local_mem_bytes != b->local_mem_bytes) return a->local_mem_bytes < b->local_mem_bytes;
-    return a->name < b->name;
-  });
+  if (ranking.score) {
+    std::vector<std::pair<double, const Variant*>> scored;
+    for (const Variant* v : fitting) scored.emplace_back(ranking.score(*v, caps), v);
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::size_t i = 0; i < scored.size(); ++i) fitting[i] = scored[i].second;
+  }
   for (const Variant* v : fitting) {
     for (Tier tier : {Tier::SpirV, Tier::Source}) {
       if (options.tier && *options.tier != tier) {
@@ -114,6 +122,7 @@ std::string Explanation::to_string() const {
     out += "chosen: nothing\n";
   }
   out += "ranking: " + ranking + "\n";
+  for (const std::string& q : quirks) out += "driver quirk: " + q + "\n";
   for (const Step& s : steps) {
     std::string name = s.variant + (s.tier ? std::string(" [") + fatcl::to_string(*s.tier) + "]"
                                            : std::string(""));

@@ -8,13 +8,16 @@
 //   FATCL_TEST_EXPECT_TIER  for the automatic choice: the tier it must pick
 //   FATCL_REQUIRE_RUNTIMES  set: a missing runtime fails instead of skipping
 #include "fatcl/matmul.hpp"
+#include "matmul_tiled.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <limits>
+#include <memory>
 #include <random>
 
 namespace fatcl {
@@ -30,6 +33,9 @@ struct Runtime {
   cl::Device device;
   cl::Context context;
   cl::CommandQueue queue;
+  // The variant FATCL_TEST_VARIANT names, built once (see requested_matmul).
+  std::unique_ptr<Matmul> requested;
+  std::string requested_error;
 };
 
 Runtime open_runtime() {
@@ -133,32 +139,64 @@ double run_and_compare(const Matmul& matmul, Size s) {
 MatmulOptions requested() {
   MatmulOptions o;
   o.variant = env("FATCL_TEST_VARIANT");
-  if (o.variant.rfind("matmul_naive", 0) == 0) o.kernel = MatmulKernel::Naive;
   o.tier = parse_tier(env("FATCL_TEST_TIER"));
   return o;
 }
 
 class VariantTest : public testing::TestWithParam<Size> {};
 
+// The requested variant, built once per process: each size reuses it (a
+// blocked variant takes seconds to build on PoCL with its cache off).
+Matmul* requested_matmul(std::string* failure) {
+  Runtime& rt = runtime();
+  if (!rt.requested && rt.requested_error.empty()) {
+    try {
+      rt.requested = std::make_unique<Matmul>(rt.context, rt.device, requested());
+    } catch (const Error& e) {
+      rt.requested_error = e.what();
+    }
+  }
+  *failure = rt.requested_error;
+  return rt.requested.get();
+}
+
 TEST_P(VariantTest, MatchesReference) {
   REQUIRE_RUNTIME();
   if (env("FATCL_TEST_VARIANT").empty()) GTEST_SKIP() << "FATCL_TEST_VARIANT not set";
   const MatmulOptions options = requested();
-  std::unique_ptr<Matmul> matmul;
-  try {
-    matmul = std::make_unique<Matmul>(runtime().context, runtime().device, options);
-  } catch (const Error& e) {
-    FAIL() << "the requested variant does not load: " << e.what();
+  // A variant that does not fit this device (32 KiB of local memory on
+  // rusticl and Oclgrind) must be refused with that reason, not run.
+  const Family& family = matmul_family(matmul_kernel_of(options.variant));
+  const DeviceCaps caps = DeviceCaps::query(runtime().device);
+  const Plan p = plan(family.manifest(), caps, {options.variant, options.tier, {}},
+                      family.description().ranking);
+  if (p.chain.empty()) {
+    std::string why;
+    for (const Step& s : p.rejected) {
+      if (s.variant == options.variant) why = s.reason;
+    }
+    ASSERT_NE(why.find("needs "), std::string::npos) << why;
+    std::string failure;
+    EXPECT_EQ(requested_matmul(&failure), nullptr);
+    EXPECT_NE(failure.find(why), std::string::npos) << failure;
+    std::cout << "refused as it should be: " << why << "\n";
+    return;
   }
+  std::string failure;
+  Matmul* matmul = requested_matmul(&failure);
+  if (!matmul) FAIL() << "the requested variant does not load: " << failure;
   ASSERT_EQ(matmul->loaded().variant.name, options.variant);
   ASSERT_EQ(matmul->loaded().tier, *options.tier);
   const double error = run_and_compare(*matmul, GetParam());
   EXPECT_LE(error, 1e-5) << matmul->explanation().to_string();
 }
 
+// Odd sizes, one-row and one-column products, exact tiles, and K past
+// 65,536 (split into launches: llvmpipe stops loops there).
 std::vector<Size> sizes() {
-  std::vector<Size> all = {{1, 1, 1},    {17, 33, 65}, {33, 17, 40},    {1000, 1, 999},
-                           {1, 1000, 7}, {64, 64, 64}, {257, 129, 511}, {512, 384, 320}};
+  std::vector<Size> all = {{1, 1, 1},       {17, 33, 65}, {33, 17, 40},    {1000, 1, 999},
+                           {1, 1000, 7},    {64, 64, 64}, {257, 129, 511}, {512, 384, 320},
+                           {256, 256, 256}, {7, 9, 65600}};
   if (env("FATCL_TEST_SIZES") == "small") all.resize(3);
   return all;
 }
@@ -171,9 +209,13 @@ TEST(Auto, ChoosesTheExpectedTierAndExplainsEveryVariant) {
   const std::string text = matmul.explanation().to_string();
   EXPECT_EQ(to_string(matmul.loaded().tier), env("FATCL_TEST_EXPECT_TIER")) << text;
   EXPECT_NE(text.find("chosen: " + matmul.loaded().variant.name), std::string::npos) << text;
-  for (const fatcl::Variant& v : matmul_family(MatmulKernel::Tiled).manifest().variants) {
-    EXPECT_NE(text.find(v.name + " [spirv]"), std::string::npos) << text;
-    EXPECT_NE(text.find(v.name + " [source]"), std::string::npos) << text;
+  EXPECT_EQ(matmul.kernel(), MatmulKernel::Blocked) << text;
+  // Every variant has a line: per tier where it fits, else one for the variant.
+  for (const fatcl::Variant& v : matmul_family(matmul.kernel()).manifest().variants) {
+    const bool both_tiers = text.find(v.name + " [spirv]") != std::string::npos &&
+                            text.find(v.name + " [source]") != std::string::npos;
+    const bool whole = text.find("  " + v.name + " ") != std::string::npos;
+    EXPECT_TRUE(both_tiers || whole) << v.name << "\n" << text;
   }
   EXPECT_LE(run_and_compare(matmul, {67, 45, 89}), 1e-5) << text;
 }
@@ -197,6 +239,18 @@ TEST(Auto, BadInputsAreRefusedWithTheirCause) {
   EXPECT_NE(message(8, 8, 8, small).find("buffer A has 64 B"), std::string::npos);
   EXPECT_THROW(Matmul(rt.context, rt.device, MatmulOptions{MatmulKernel::Tiled, "nope", {}}),
                Error);
+}
+
+// Every family chooses for itself; the explicit families load their own.
+TEST(Auto, EachFamilyLoadsAndComputes) {
+  REQUIRE_RUNTIME();
+  for (MatmulKernel k : {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive}) {
+    MatmulOptions o;
+    o.kernel = k;
+    Matmul matmul(runtime().context, runtime().device, o);
+    EXPECT_EQ(matmul.kernel(), k);
+    EXPECT_LE(run_and_compare(matmul, {45, 67, 33}), 1e-5) << matmul.explanation().to_string();
+  }
 }
 
 }  // namespace
@@ -235,6 +289,26 @@ TEST(Auto, FailedTrialLaunchMovesDownTheChain) {
   if (env("FATCL_TEST_MISREPORTS") == "1") {
     EXPECT_GT(calls, 0) << "this driver was expected to under-report CL_KERNEL_WORK_GROUP_SIZE";
   }
+}
+
+// A family without a trial launch (as a consumer's own) still loads its
+// 1024-item variant where the driver misreports CL_KERNEL_WORK_GROUP_SIZE:
+// the known-quirk table settles it, and the result is right.
+TEST(Auto, FamilyWithoutTrialLoadsThroughTheQuirkTable) {
+  REQUIRE_RUNTIME();
+  const Family plain(kernels::matmul_tiled());  // no description: no trial
+  LoadOptions options;
+  options.variant = "matmul_tiled_TILE32";
+  LoadedKernel k = load(runtime().context, runtime().device, plain, options);
+  const std::string text = k.explanation.to_string();
+  if (env("FATCL_TEST_MISREPORTS") == "1") {
+    EXPECT_NE(text.find("a known quirk of this driver, so the device limit is used"),
+              std::string::npos)
+        << text;
+  }
+  EXPECT_FALSE(k.settled_by_trial);
+  // And it computes: two tiles and a ragged edge, compared exactly.
+  EXPECT_EQ(matmul_trial_launch(runtime().context, runtime().device, k.kernel, k.variant), "");
 }
 
 // A module the driver cannot use (here the naive kernel's module standing in

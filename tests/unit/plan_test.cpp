@@ -26,6 +26,11 @@ DeviceCaps device(std::uint64_t local_kib, std::size_t max_group, int major, int
   return caps;
 }
 
+// The tiled family's ranking: work-items per group, then less local memory.
+Plan tiled_plan(const Manifest& m, const DeviceCaps& caps, const LoadOptions& options = {}) {
+  return plan(m, caps, options, Ranking::by_work_group_items());
+}
+
 // A family with a variant that needs 40 KiB of local memory and 256
 // work-items, as register-blocked variants will.
 Manifest family() {
@@ -54,7 +59,7 @@ TEST(Plan, LocalMemoryLimits) {
   const Manifest m = family();
   for (std::uint64_t kib : {16, 32, 48, 64}) {
     SCOPED_TRACE(std::to_string(kib) + " KiB");
-    Plan p = plan(m, device(kib, 1024, 3, 0, ""));
+    Plan p = tiled_plan(m, device(kib, 1024, 3, 0, ""));
     const Step* big = rejection(p, "matmul_tiled_TILE16_BIG", std::nullopt);
     if (kib < 40) {
       ASSERT_NE(big, nullptr);
@@ -72,7 +77,7 @@ TEST(Plan, LocalMemoryLimits) {
 
 TEST(Plan, WorkGroupLimits) {
   const Manifest m = family();
-  Plan p1024 = plan(m, device(48, 1024, 3, 0, ""));
+  Plan p1024 = tiled_plan(m, device(48, 1024, 3, 0, ""));
   EXPECT_EQ(chain_names(p1024).front(), "matmul_tiled_TILE32/source");
   const Step* t64 = rejection(p1024, "matmul_tiled_TILE64", std::nullopt);
   ASSERT_NE(t64, nullptr);
@@ -81,7 +86,7 @@ TEST(Plan, WorkGroupLimits) {
             std::string::npos)
       << t64->reason;
 
-  Plan p256 = plan(m, device(64, 256, 3, 0, ""));
+  Plan p256 = tiled_plan(m, device(64, 256, 3, 0, ""));
   ASSERT_NE(rejection(p256, "matmul_tiled_TILE32", std::nullopt), nullptr);
   // TILE16 and TILE16_BIG tie on work-items; less local memory wins.
   std::vector<std::string> expected = {"matmul_tiled_TILE16/source",
@@ -91,7 +96,7 @@ TEST(Plan, WorkGroupLimits) {
 
   DeviceCaps narrow = device(64, 1024, 3, 0, "");
   narrow.max_work_item_sizes = {1024, 16, 1};
-  Plan pn = plan(m, narrow);
+  Plan pn = tiled_plan(m, narrow);
   const Step* t32 = rejection(pn, "matmul_tiled_TILE32", std::nullopt);
   ASSERT_NE(t32, nullptr);
   EXPECT_NE(t32->reason.find("32 work-items in dimension 1"), std::string::npos) << t32->reason;
@@ -99,7 +104,7 @@ TEST(Plan, WorkGroupLimits) {
 
 TEST(Plan, OpenCL12WithoutILUsesSourceOnly) {
   const Manifest m = test::tiled_manifest({8, 16});
-  Plan p = plan(m, device(32, 1024, 1, 2, ""));
+  Plan p = tiled_plan(m, device(32, 1024, 1, 2, ""));
   EXPECT_EQ(chain_names(p),
             (std::vector<std::string>{"matmul_tiled_TILE16/source", "matmul_tiled_TILE8/source"}));
   const Step* s = rejection(p, "matmul_tiled_TILE16", Tier::SpirV);
@@ -109,14 +114,14 @@ TEST(Plan, OpenCL12WithoutILUsesSourceOnly) {
 
 TEST(Plan, OpenCL12WithKhrIlProgramTakesSpirV) {
   const Manifest m = test::tiled_manifest({16});
-  Plan p = plan(m, device(32, 1024, 1, 2, "SPIR-V_1.0", true));
+  Plan p = tiled_plan(m, device(32, 1024, 1, 2, "SPIR-V_1.0", true));
   EXPECT_EQ(chain_names(p),
             (std::vector<std::string>{"matmul_tiled_TILE16/spirv", "matmul_tiled_TILE16/source"}));
 }
 
 TEST(Plan, OpenCL21WithIL) {
   const Manifest m = test::tiled_manifest({8, 16});
-  Plan p = plan(m, device(64, 1024, 2, 1, "SPIR-V_1.2 SPIR-V_1.0"));
+  Plan p = tiled_plan(m, device(64, 1024, 2, 1, "SPIR-V_1.2 SPIR-V_1.0"));
   EXPECT_EQ(chain_names(p),
             (std::vector<std::string>{"matmul_tiled_TILE16/spirv", "matmul_tiled_TILE16/source",
                                       "matmul_tiled_TILE8/spirv", "matmul_tiled_TILE8/source"}));
@@ -125,14 +130,14 @@ TEST(Plan, OpenCL21WithIL) {
 
 TEST(Plan, OpenCL21WithoutILString) {
   const Manifest m = test::tiled_manifest({16});
-  Plan p = plan(m, device(64, 1024, 2, 1, ""));
+  Plan p = tiled_plan(m, device(64, 1024, 2, 1, ""));
   EXPECT_EQ(chain_names(p), (std::vector<std::string>{"matmul_tiled_TILE16/source"}));
 }
 
 TEST(Plan, NvidiaEmptyILStringMeansSourceTier) {
   // NVIDIA 580: OpenCL 3.0, CL_DEVICE_IL_VERSION "" (size query 1), 48 KiB.
   const Manifest m = test::tiled_manifest({4, 8, 16, 32});
-  Plan p = plan(m, device(48, 1024, 3, 0, ""));
+  Plan p = tiled_plan(m, device(48, 1024, 3, 0, ""));
   EXPECT_EQ(chain_names(p).front(), "matmul_tiled_TILE32/source");
   const Step* s = rejection(p, "matmul_tiled_TILE32", Tier::SpirV);
   ASSERT_NE(s, nullptr);
@@ -141,7 +146,7 @@ TEST(Plan, NvidiaEmptyILStringMeansSourceTier) {
 
 TEST(Plan, OpenCL30WithIL) {
   const Manifest m = test::tiled_manifest({32});
-  Plan p = plan(m, device(64, 1024, 3, 0, "SPIR-V_1.2"));
+  Plan p = tiled_plan(m, device(64, 1024, 3, 0, "SPIR-V_1.2"));
   EXPECT_EQ(chain_names(p),
             (std::vector<std::string>{"matmul_tiled_TILE32/spirv", "matmul_tiled_TILE32/source"}));
 }
@@ -150,7 +155,7 @@ TEST(Plan, ModuleNewerThanTheDeviceTakes) {
   Manifest m;
   m = test::tiled_manifest({});
   m.variants.push_back(test::tiled_variant(16, "1.4"));
-  Plan p = plan(m, device(64, 1024, 3, 0, "SPIR-V_1.0 SPIR-V_1.2"));
+  Plan p = tiled_plan(m, device(64, 1024, 3, 0, "SPIR-V_1.0 SPIR-V_1.2"));
   const Step* s = rejection(p, "matmul_tiled_TILE16", Tier::SpirV);
   ASSERT_NE(s, nullptr);
   EXPECT_NE(s->reason.find("takes SPIR-V up to 1.2, the module is SPIR-V 1.4"), std::string::npos)
@@ -162,17 +167,17 @@ TEST(Plan, CallerRestrictions) {
   LoadOptions only;
   only.variant = "matmul_tiled_TILE8";
   only.tier = Tier::Source;
-  Plan p = plan(m, device(64, 1024, 3, 0, "SPIR-V_1.2"), only);
+  Plan p = tiled_plan(m, device(64, 1024, 3, 0, "SPIR-V_1.2"), only);
   EXPECT_EQ(chain_names(p), (std::vector<std::string>{"matmul_tiled_TILE8/source"}));
   ASSERT_NE(rejection(p, "matmul_tiled_TILE16", std::nullopt), nullptr);
   ASSERT_NE(rejection(p, "matmul_tiled_TILE8", Tier::SpirV), nullptr);
   only.variant = "matmul_tiled_TILE99";
-  EXPECT_THROW(plan(m, device(64, 1024, 3, 0, ""), only), Error);
+  EXPECT_THROW(tiled_plan(m, device(64, 1024, 3, 0, ""), only), Error);
 }
 
 TEST(Plan, NothingFitsLeavesAnEmptyChainWithReasons) {
   const Manifest m = test::tiled_manifest({32});
-  Plan p = plan(m, device(4, 64, 1, 2, ""));
+  Plan p = tiled_plan(m, device(4, 64, 1, 2, ""));
   EXPECT_TRUE(p.chain.empty());
   ASSERT_EQ(p.rejected.size(), 1u);
   EXPECT_NE(p.rejected[0].reason.find("CL_DEVICE_MAX_WORK_GROUP_SIZE is 64"), std::string::npos);
@@ -181,7 +186,7 @@ TEST(Plan, NothingFitsLeavesAnEmptyChainWithReasons) {
 TEST(Explanation, NamesEveryStep) {
   Explanation e;
   e.device = "dev";
-  e.ranking = kRankingHeuristic;
+  e.ranking = Ranking::by_work_group_items().rule;
   e.steps = {{"a", Tier::SpirV, Step::Outcome::Failed, "clCreateProgramWithIL failed"},
              {"a", Tier::Source, Step::Outcome::Chosen, "built"},
              {"b", std::nullopt, Step::Outcome::Rejected, "too big"}};
@@ -190,6 +195,38 @@ TEST(Explanation, NamesEveryStep) {
   EXPECT_NE(text.find("a [spirv]"), std::string::npos) << text;
   EXPECT_NE(text.find("failed: clCreateProgramWithIL failed"), std::string::npos) << text;
   EXPECT_NE(text.find("rejected: too big"), std::string::npos) << text;
+}
+
+// A family's own ranking orders the chain; without one, the manifest's order.
+TEST(Plan, TheFamilysRankingOrdersTheChain) {
+  const Manifest m = test::tiled_manifest({8, 32, 16});
+  const DeviceCaps caps = device(64, 1024, 1, 2, "");
+  EXPECT_EQ(chain_names(plan(m, caps)),
+            (std::vector<std::string>{"matmul_tiled_TILE8/source", "matmul_tiled_TILE32/source",
+                                      "matmul_tiled_TILE16/source"}));
+  Ranking fewest;
+  fewest.score = [](const Variant& v, const DeviceCaps&) { return -double(v.work_group_items()); };
+  EXPECT_EQ(chain_names(plan(m, caps, {}, fewest)),
+            (std::vector<std::string>{"matmul_tiled_TILE8/source", "matmul_tiled_TILE16/source",
+                                      "matmul_tiled_TILE32/source"}));
+  EXPECT_EQ(chain_names(tiled_plan(m, caps)),
+            (std::vector<std::string>{"matmul_tiled_TILE32/source", "matmul_tiled_TILE16/source",
+                                      "matmul_tiled_TILE8/source"}));
+}
+
+// The known-quirk table: rows by platform, none for an unknown driver.
+TEST(Quirks, RowsApplyByPlatform) {
+  DeviceCaps caps = device(64, 1024, 3, 0, "");
+  EXPECT_TRUE(driver_quirks(caps).empty());
+  caps.platform_name = "rusticl";
+  bool loop_limit = false, misreport = false;
+  for (const DriverQuirk& q : driver_quirks(caps)) {
+    loop_limit = loop_limit || q.id == "loop-limit-65536";
+    misreport = misreport || q.id == "misreported-kernel-work-group-size";
+  }
+  EXPECT_TRUE(loop_limit && misreport);
+  caps.platform_name = "NVIDIA CUDA";
+  EXPECT_FALSE(driver_quirks(caps).empty());
 }
 
 }  // namespace

@@ -36,11 +36,18 @@ struct DeviceCaps {
   std::string device_version;  // CL_DEVICE_VERSION, e.g. "OpenCL 3.0 CUDA"
   int cl_major = 1;            // parsed from device_version
   int cl_minor = 2;
-  std::string il_version;       // CL_DEVICE_IL_VERSION as reported; may be ""
-  bool khr_il_program = false;  // cl_khr_il_program among the extensions
+  std::string il_version;         // CL_DEVICE_IL_VERSION as reported; may be ""
+  bool khr_il_program = false;    // cl_khr_il_program among the extensions
+  std::uint64_t device_type = 0;  // CL_DEVICE_TYPE bits
   std::uint64_t local_mem_bytes = 0;
   std::size_t max_work_group_size = 0;
   std::array<std::size_t, 3> max_work_item_sizes{0, 0, 0};
+
+  // CL_DEVICE_TYPE_GPU or CL_DEVICE_TYPE_ACCELERATOR: wide parallel hardware
+  // with fast __local memory, where staged, register-blocked shapes pay.
+  bool is_gpu() const {
+    return (device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0;
+  }
 
   // OpenCL 2.1 or later: clCreateProgramWithIL and CL_DEVICE_IL_VERSION are
   // core (before that they come with cl_khr_il_program).
@@ -91,8 +98,9 @@ struct Step {
 const char* to_string(Step::Outcome outcome);
 
 struct Explanation {
-  std::string device;   // DeviceCaps::summary()
-  std::string ranking;  // the heuristic, in words
+  std::string device;               // DeviceCaps::summary()
+  std::string ranking;              // the family's ranking rule, in words
+  std::vector<std::string> quirks;  // known driver quirks that apply, and what fatcl does
   std::vector<Step> steps;
   // Multi-line text: the device, the choice, then every step with its reason.
   std::string to_string() const;
@@ -106,10 +114,43 @@ struct Explanation {
 using TrialLaunch = std::function<std::string(const cl::Context&, const cl::Device&,
                                               const cl::Kernel&, const Variant&)>;
 
+// How a family orders the variants that fit a device: a score (higher is
+// tried first; ties keep the manifest's order) and the rule in words for the
+// explanation. Without a score, the manifest's order.
+struct Ranking {
+  std::function<double(const Variant&, const DeviceCaps&)> score;
+  std::string rule = "the order the family's manifest lists its variants";
+
+  // Work-items per work-group, most first, then less local memory: a TILE x
+  // TILE group reads each element of A and B once per TILE multiply-adds
+  // (the design's tiled kernel).
+  static Ranking by_work_group_items();
+};
+
+// What a family says about itself to the loader (the rest of a family's
+// description, launch geometry and arguments, belongs to its user, e.g.
+// fatcl::Matmul): how to rank its variants, and a trial launch that settles a
+// CL_KERNEL_WORK_GROUP_SIZE below the variant's work-group. A family without
+// a trial is settled by the known-quirk table (driver_quirks) or refused.
+struct FamilyDescription {
+  Ranking ranking;
+  TrialLaunch trial;
+};
+
+// A driver behaviour fatcl knows of and works around.
+struct DriverQuirk {
+  std::string id;                    // e.g. "misreported-kernel-work-group-size"
+  std::string breaks;                // what the driver gets wrong
+  std::string fatcl_does;            // what fatcl does about it
+  std::string source_build_options;  // added when building from source, "" for none
+};
+// The known quirks that apply to a device (by platform and driver).
+std::vector<DriverQuirk> driver_quirks(const DeviceCaps& caps);
+
 struct LoadOptions {
   std::string variant;       // only this variant; "" for all
   std::optional<Tier> tier;  // only this tier; none for both
-  TrialLaunch trial;         // without one, a misreported variant is refused
+  TrialLaunch trial;         // replaces the family's trial launch
 };
 
 // A kernel family as embedded by fatcl_add_kernel_variants().
@@ -118,15 +159,17 @@ class Family {
   // Parses the manifest and pairs each variant with its module. Throws
   // fatcl::Error if the manifest is malformed or a module is missing or has
   // another size than the manifest says.
-  explicit Family(const EmbeddedFamily& embedded);
+  explicit Family(const EmbeddedFamily& embedded, FamilyDescription description = {});
 
   const Manifest& manifest() const { return manifest_; }
+  const FamilyDescription& description() const { return description_; }
   std::string_view source() const { return source_; }
   // The SPIR-V module of a variant (bytes).
   std::string_view spirv(const std::string& variant) const;
 
  private:
   Manifest manifest_;
+  FamilyDescription description_;
   std::string_view source_;
   std::vector<std::string_view> modules_;  // in manifest order
 };
@@ -143,16 +186,13 @@ struct Plan {
   std::vector<Step> rejected;
 };
 
-// The ranking heuristic: variants that fit the device (work-group size within
+// The plan: variants that fit the device (work-group size within
 // CL_DEVICE_MAX_WORK_GROUP_SIZE and CL_DEVICE_MAX_WORK_ITEM_SIZES, local
-// memory within CL_DEVICE_LOCAL_MEM_SIZE) are ranked by work-items per
-// work-group, most first: a TILE x TILE group reads each element of A and B
-// once per TILE multiply-adds, so global-memory traffic falls as 1/TILE.
-// Ties go to less local memory, then to the name. Each variant is tried as
-// SPIR-V first (no OpenCL C compile at start-up) where the device takes its
+// memory within CL_DEVICE_LOCAL_MEM_SIZE) in the family's ranking, each tried
+// as SPIR-V first (no OpenCL C compile at start-up) where the device takes its
 // SPIR-V version, then from source.
-Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& options = {});
-extern const char* const kRankingHeuristic;
+Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& options = {},
+          const Ranking& ranking = {});
 
 // A loaded, ready kernel with the reasons it was chosen.
 struct LoadedKernel {
@@ -166,12 +206,13 @@ struct LoadedKernel {
   Explanation explanation;
 };
 
-// Walks the plan's chain: SPIR-V -> source -> next variant, checking after
-// each build CL_KERNEL_LOCAL_MEM_SIZE and CL_KERNEL_WORK_GROUP_SIZE (a
-// shortfall in the latter is settled by options.trial, remembered in the
-// process per device, driver and build: module hash, or source hash and -D
-// options). Throws fatcl::Error carrying the whole explanation if
-// nothing in the chain loads.
+// Walks the plan's chain (in the family's ranking): SPIR-V -> source -> next
+// variant, checking after each build CL_KERNEL_LOCAL_MEM_SIZE and
+// CL_KERNEL_WORK_GROUP_SIZE. A shortfall in the latter is settled by the
+// trial launch (options.trial, else the family's), remembered in the process
+// per device, driver and build (module hash, or source hash and -D options);
+// without a trial, by the known-quirk table. Throws fatcl::Error carrying the
+// whole explanation if nothing in the chain loads.
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
                   const LoadOptions& options = {});
 

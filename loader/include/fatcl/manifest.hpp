@@ -15,11 +15,13 @@
 
 namespace fatcl {
 
+// Compile-time parameters in declaration order, e.g. {{"TILE", 16}}.
+using ParamPoint = std::vector<std::pair<std::string, long long>>;
+
 // One compile-time parameter point of a family, compiled to one SPIR-V module.
 struct Variant {
   std::string name;  // e.g. "matmul_tiled_TILE16"
-  // Compile-time parameters in declaration order, e.g. {{"TILE", 16}}.
-  std::vector<std::pair<std::string, long long>> params;
+  ParamPoint params;
   std::string spirv_file;                 // file name of the module beside the manifest
   std::string spirv_version;              // "1.0": the version word of the module
   std::string target_env;                 // SPIRV-Tools environment it validated under

@@ -1,8 +1,10 @@
 // fatcl::Matmul: C = A * B on OpenCL buffers, row-major float32, for any
-// M, N, K >= 1, with the variant of the bundled tiled kernel (or the naive
-// baseline) that fatcl::load() chooses for the device.
+// M, N, K >= 1, with the variant of the bundled families that fatcl::load()
+// chooses for the device: the register-blocked family first, then the
+// design's tiled kernel, then the naive baseline.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -14,18 +16,41 @@
 namespace fatcl {
 
 enum class MatmulKernel {
-  Tiled,  // the local-memory tiled kernel, variants over TILE
-  Naive,  // the global-memory baseline
+  Auto,     // blocked, else tiled, else naive: the first family with a variant that loads
+  Blocked,  // register-blocked: CPU- and GPU-shaped points of one parameter space
+  Tiled,    // the design's local-memory tiled kernel, variants over TILE
+  Naive,    // the global-memory baseline
 };
+const char* to_string(MatmulKernel kernel);  // "auto", "blocked", "tiled", "naive"
 
 struct MatmulOptions {
-  MatmulKernel kernel = MatmulKernel::Tiled;
-  std::string variant;       // force one variant, e.g. "matmul_tiled_TILE16"
+  MatmulKernel kernel = MatmulKernel::Auto;
+  std::string variant;       // force one variant, e.g. "matmul_tiled_TILE16" (any family)
   std::optional<Tier> tier;  // force one tier
 };
 
-// The bundled families (manifest, source and SPIR-V embedded in fatcl::matmul).
+// The bundled families (manifest, source and SPIR-V embedded in fatcl::matmul),
+// each with its description: ranking and trial launch. Not for Auto.
 const Family& matmul_family(MatmulKernel kernel);
+// The family a variant name belongs to; throws fatcl::Error if none.
+MatmulKernel matmul_kernel_of(const std::string& variant);
+
+// The work a variant of a matmul family launches for an M x N product: the
+// NDRange (dimension 0 along the columns of C) and its work-group.
+struct LaunchGeometry {
+  std::array<std::size_t, 2> global;
+  std::array<std::size_t, 2> local;
+};
+// `free_local` is the work-group for a variant without a required one (naive).
+LaunchGeometry matmul_geometry(const Variant& variant, std::size_t m, std::size_t n,
+                               std::array<std::size_t, 2> free_local = {16, 16});
+
+// At most this much of K per launch: longer products are split into launches
+// that accumulate into C, so that no work-item runs 65,536 loop iterations
+// (llvmpipe stops silently there). On a driver with that quirk, whose
+// compiler also leaves fatcl's inner loops rolled, the smaller figure.
+constexpr std::size_t kMatmulMaxKPerLaunch = 16384;
+constexpr std::size_t kMatmulMaxKPerLaunchLoopLimited = 256;
 
 class Matmul {
  public:
@@ -39,15 +64,19 @@ class Matmul {
   Matmul& operator=(const Matmul&) = delete;
 
   // Enqueues C[M x N] = A[M x K] * B[K x N] (row-major float) on `queue` and
-  // returns its event. Throws fatcl::Error if M, N or K is 0 or above
-  // INT_MAX, if a buffer is smaller than its matrix, or if the launch fails.
-  // Not thread-safe: one Matmul per thread.
+  // returns the event of its last launch (K is split into launches of at
+  // most kMatmulMaxKPerLaunch, each waiting for the one before). Throws
+  // fatcl::Error if M, N or K is 0 or above INT_MAX, if a buffer is smaller
+  // than its matrix, or if a launch fails. Not thread-safe: one Matmul per
+  // thread.
   cl::Event enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
                     const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k,
                     const std::vector<cl::Event>& wait = {}) const;
 
   const LoadedKernel& loaded() const;
   const Explanation& explanation() const { return loaded().explanation; }
+  // The family the loaded variant belongs to.
+  MatmulKernel kernel() const;
   // The work-group the kernel launches with.
   std::array<std::size_t, 2> local_size() const;
 
@@ -56,9 +85,10 @@ class Matmul {
   std::unique_ptr<Impl> impl_;
 };
 
-// The trial launch fatcl::Matmul gives the loader: a small product of exact
-// small integers (sizes that exercise the edge guards) with output poisoned
-// beforehand, compared exactly. "" if right, else the reason.
+// The trial launch of the matmul families' descriptions: a small product of
+// exact small integers (two work-group tiles and a ragged edge in every
+// direction) with output poisoned beforehand, compared exactly. "" if right,
+// else the reason.
 std::string matmul_trial_launch(const cl::Context& context, const cl::Device& device,
                                 const cl::Kernel& kernel, const Variant& variant);
 

@@ -1,0 +1,88 @@
+// Benchmarks of the bundled SGEMM families on one device, in one run: the
+// naive kernel, the design's tiled variants, the register-blocked variants
+// and any external kernel (the fatcl command adds CLBlast), over a list of
+// sizes, every result checked against a double-precision reference, with the
+// variant the loader chooses by itself measured alongside. A benchmark
+// reports; it never fails on a time.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fatcl/matmul.hpp"
+
+namespace fatcl {
+
+struct BenchShape {
+  std::size_t m, n, k;
+  std::string label() const;  // "1024" for a cube, else "4096x4096x256"
+};
+// "1024" or "4096x4096x256", comma-separated; throws fatcl::Error naming the
+// entry at fault (each dimension 1 to 65536).
+std::vector<BenchShape> parse_shapes(const std::string& text);
+// The default sweep: CPUs 256...2048, GPUs 1024...8192, plus non-square
+// shapes of each class.
+std::vector<BenchShape> default_shapes(const DeviceCaps& caps);
+
+// A kernel from outside fatcl timed next to it (CLBlast's SGEMM): enqueue
+// C = A * B (row-major, M x N x K) and return; "" or the reason it failed.
+struct ExternalKernel {
+  std::string name;
+  std::function<std::string(const cl::CommandQueue&, const cl::Buffer& a, const cl::Buffer& b,
+                            const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k)>
+      run;
+};
+
+struct BenchOptions {
+  std::vector<BenchShape> shapes;  // empty: default_shapes()
+  std::size_t top = 0;             // blocked variants: the family's top N; 0: every one
+  std::optional<Tier> tier;        // force a tier for every fatcl kernel
+  int repetitions = 5;             // timed runs per kernel and size (median)
+  std::vector<ExternalKernel> external;
+  // Progress lines ("kernel i of n, size, elapsed"); may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+struct BenchResult {
+  std::string kernel;   // "naive", "tiled", "blocked" or the external kernel's name
+  std::string variant;  // "" for external kernels
+  std::string tier;     // "spirv", "source", "" for external kernels
+  double ms = 0;        // median of the timed runs
+  double gflops = 0;
+  double relative_error = 0;  // against the double-precision reference
+  bool ok = false;            // error within 1e-5
+  std::string failure;        // why it did not run, "" if it did
+};
+
+struct BenchSize {
+  BenchShape shape;
+  std::vector<BenchResult> results;  // in the order run
+  std::string auto_variant;          // what fatcl::Matmul chooses by itself
+  double auto_gflops = 0;
+  const BenchResult* best_fatcl() const;  // fastest checked fatcl result, or nullptr
+  const BenchResult* find(const std::string& kernel, const std::string& variant = "") const;
+};
+
+struct BenchReport {
+  std::string device;  // DeviceCaps::summary()
+  std::string date;    // UTC, ISO 8601
+  std::vector<BenchSize> sizes;
+  std::string to_text() const;
+  // One document; for each size best_fatcl_vs_clblast (when CLBlast ran) and
+  // auto_vs_best.
+  std::string to_json() const;
+  // GFLOP/s against size, a line per kernel: naive, best tiled, the
+  // automatic choice, the best blocked variant, each external kernel.
+  std::string to_svg() const;
+};
+
+// Runs the benchmark. Throws fatcl::Error if the device cannot run the
+// naive kernel or a buffer cannot be allocated; a variant that fails to load
+// or compute is a result with its failure.
+BenchReport run_bench(const cl::Context& context, const cl::Device& device,
+                      const BenchOptions& options);
+
+}  // namespace fatcl

@@ -1,0 +1,515 @@
+// fatcl's SGEMM benchmark: every kernel on every size in one run, checked,
+// timed by the host clock around a finished queue (rusticl's timestamps read
+// zero; CLBlast hands back only its last kernel's event), median of runs.
+#include "fatcl/bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <limits>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+
+namespace fatcl {
+namespace {
+
+constexpr double kTolerance = 1e-5;
+
+std::string format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+// The rows of C checked against the reference: all of them up to 2^28
+// multiply-adds, else a spread (always the first and the last).
+std::vector<std::size_t> checked_rows(const BenchShape& s) {
+  const std::size_t budget = std::max<std::size_t>(1, (std::size_t(1) << 28) / (s.n * s.k));
+  const std::size_t step = std::max<std::size_t>(1, s.m / std::min(s.m, budget));
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < s.m; i += step) rows.push_back(i);
+  if (rows.back() != s.m - 1) rows.push_back(s.m - 1);
+  return rows;
+}
+
+struct Problem {
+  BenchShape shape;
+  cl::Buffer a, b, c;
+  std::vector<std::size_t> rows;
+  std::vector<double> reference;  // the checked rows of C
+};
+
+Problem make_problem(const cl::Context& context, const BenchShape& s, std::mt19937& rng) {
+  Problem p;
+  p.shape = s;
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(s.m * s.k), b(s.k * s.n);
+  for (float& x : a) x = dist(rng);
+  for (float& x : b) x = dist(rng);
+  cl_int err = CL_SUCCESS;
+  p.a = cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data(), &err);
+  check_cl(err, "clCreateBuffer(A, " + std::to_string(a.size() * 4) + " B)");
+  p.b = cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data(), &err);
+  check_cl(err, "clCreateBuffer(B, " + std::to_string(b.size() * 4) + " B)");
+  p.c = cl::Buffer(context, CL_MEM_READ_WRITE, s.m * s.n * 4, nullptr, &err);
+  check_cl(err, "clCreateBuffer(C, " + std::to_string(s.m * s.n * 4) + " B)");
+  p.rows = checked_rows(s);
+  std::vector<float> a_rows;
+  for (std::size_t i : p.rows) a_rows.insert(a_rows.end(), &a[i * s.k], &a[i * s.k] + s.k);
+  p.reference = reference_matmul(a_rows, b, p.rows.size(), s.n, s.k);
+  return p;
+}
+
+// Poisons C, runs once, compares the checked rows; then times the runs.
+void measure(const cl::CommandQueue& queue, const Problem& p, int reps,
+             const std::function<std::string()>& run, BenchResult& r) {
+  const BenchShape& s = p.shape;
+  try {
+    check_cl(
+        queue.enqueueFillBuffer(p.c, std::numeric_limits<float>::quiet_NaN(), 0, s.m * s.n * 4),
+        "clEnqueueFillBuffer(C, NaN)");
+    std::string failure = run();
+    if (failure.empty()) failure = queue.finish() == CL_SUCCESS ? "" : "clFinish failed";
+    if (!failure.empty()) {
+      r.failure = failure;
+      return;
+    }
+    std::vector<float> c(p.rows.size() * s.n);
+    for (std::size_t i = 0; i < p.rows.size(); ++i) {
+      check_cl(queue.enqueueReadBuffer(p.c, CL_TRUE, p.rows[i] * s.n * 4, s.n * 4, &c[i * s.n]),
+               "clEnqueueReadBuffer(C)");
+    }
+    r.relative_error = relative_error(c, p.reference);
+    r.ok = r.relative_error <= kTolerance;
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i) {
+      check_cl(queue.finish(), "clFinish");
+      const auto start = std::chrono::steady_clock::now();
+      run();
+      check_cl(queue.finish(), "clFinish");
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
+    }
+    std::sort(ms.begin(), ms.end());
+    r.ms = ms[ms.size() / 2];
+    r.gflops = 2.0 * double(s.m) * double(s.n) * double(s.k) / (r.ms * 1e6);
+  } catch (const Error& e) {
+    r.failure = e.what();
+  }
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string BenchShape::label() const {
+  if (m == n && n == k) return std::to_string(m);
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+std::vector<BenchShape> parse_shapes(const std::string& text) {
+  std::vector<BenchShape> out;
+  std::string rest = text + ",";
+  for (std::size_t start = 0, comma; (comma = rest.find(',', start)) != std::string::npos;
+       start = comma + 1) {
+    const std::string item = rest.substr(start, comma - start);
+    if (item.empty()) continue;
+    std::vector<std::size_t> dims;
+    std::string part;
+    for (char c : item + "x") {
+      if (c != 'x') {
+        part += c;
+        continue;
+      }
+      std::size_t used = 0;
+      long long v = -1;
+      try {
+        v = std::stoll(part, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (part.empty() || used != part.size() || v < 1 || v > 65536) {
+        throw Error("size \"" + item.substr(0, 40) +
+                    "\": each dimension must be an integer from 1 to 65536");
+      }
+      dims.push_back(static_cast<std::size_t>(v));
+      part.clear();
+    }
+    if (dims.size() == 1) dims = {dims[0], dims[0], dims[0]};
+    if (dims.size() != 3) {
+      throw Error("size \"" + item.substr(0, 40) + "\": expected N or MxNxK");
+    }
+    out.push_back({dims[0], dims[1], dims[2]});
+  }
+  if (out.empty()) throw Error("no sizes given");
+  return out;
+}
+
+std::vector<BenchShape> default_shapes(const DeviceCaps& caps) {
+  if (caps.is_gpu()) {
+    return {{1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
+            {8192, 8192, 8192}, {4096, 4096, 256},  {8192, 64, 8192}};
+  }
+  return {{256, 256, 256},    {512, 512, 512},   {1024, 1024, 1024},
+          {2048, 2048, 2048}, {2048, 2048, 128}, {2048, 32, 2048}};
+}
+
+const BenchResult* BenchSize::best_fatcl() const {
+  const BenchResult* best = nullptr;
+  for (const BenchResult& r : results) {
+    if (r.variant.empty() || !r.ok || !r.failure.empty()) continue;
+    if (!best || r.gflops > best->gflops) best = &r;
+  }
+  return best;
+}
+
+const BenchResult* BenchSize::find(const std::string& kernel, const std::string& variant) const {
+  const BenchResult* best = nullptr;
+  for (const BenchResult& r : results) {
+    if (r.kernel != kernel || (!variant.empty() && r.variant != variant) || !r.failure.empty()) {
+      continue;
+    }
+    if (!best || r.gflops > best->gflops) best = &r;
+  }
+  return best;
+}
+
+BenchReport run_bench(const cl::Context& context, const cl::Device& device,
+                      const BenchOptions& options) {
+  const DeviceCaps caps = DeviceCaps::query(device);
+  BenchReport report;
+  report.device = caps.summary();
+  report.date = utc_now();
+  const std::vector<BenchShape> shapes =
+      options.shapes.empty() ? default_shapes(caps) : options.shapes;
+  const int reps = std::max(1, options.repetitions);
+  cl_int err = CL_SUCCESS;
+  cl::CommandQueue queue(context, device, 0, &err);
+  check_cl(err, "clCreateCommandQueue");
+
+  // The fatcl kernels: every variant of the naive and tiled families, and
+  // the blocked family in its own ranking (its top N with options.top).
+  struct Entry {
+    MatmulKernel kernel;
+    std::string variant;
+    std::unique_ptr<Matmul> matmul;
+    std::string failure;
+  };
+  std::vector<Entry> entries;
+  for (MatmulKernel k : {MatmulKernel::Naive, MatmulKernel::Tiled, MatmulKernel::Blocked}) {
+    const Family& family = matmul_family(k);
+    std::vector<std::string> names;
+    if (k == MatmulKernel::Blocked) {
+      for (const Candidate& c :
+           plan(family.manifest(), caps, {}, family.description().ranking).chain) {
+        if (std::find(names.begin(), names.end(), c.variant->name) == names.end()) {
+          names.push_back(c.variant->name);
+        }
+      }
+      if (options.top > 0 && names.size() > options.top) names.resize(options.top);
+    } else {
+      for (const Variant& v : family.manifest().variants) names.push_back(v.name);
+    }
+    for (const std::string& name : names) entries.push_back({k, name, nullptr, ""});
+  }
+  const std::size_t total = shapes.size() * (entries.size() + 1 + options.external.size());
+  std::size_t done = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto progress = [&](const BenchShape& s, const std::string& what) {
+    ++done;
+    if (!options.progress) return;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    options.progress("[" + std::to_string(done) + "/" + std::to_string(total) + "] " + s.label() +
+                     ": " + what + " (" + format("%.1f", elapsed) + " s)");
+  };
+
+  // The automatic choice, as a product would make it.
+  MatmulOptions auto_options;
+  auto_options.tier = options.tier;
+  Matmul automatic(context, device, auto_options);
+
+  std::mt19937 rng(std::random_device{}());
+  for (const BenchShape& s : shapes) {
+    const Problem p = make_problem(context, s, rng);
+    BenchSize size;
+    size.shape = s;
+    for (Entry& e : entries) {
+      progress(s, std::string(to_string(e.kernel)) + " " + e.variant);
+      BenchResult r;
+      r.kernel = to_string(e.kernel);
+      r.variant = e.variant;
+      if (!e.matmul && e.failure.empty()) {
+        try {
+          MatmulOptions o;
+          o.variant = e.variant;
+          o.tier = options.tier;
+          e.matmul = std::make_unique<Matmul>(context, device, o);
+        } catch (const Error& error) {
+          e.failure = std::string(error.what()).substr(0, 300);
+        }
+      }
+      if (!e.matmul) {
+        r.failure = e.failure;
+      } else {
+        r.tier = to_string(e.matmul->loaded().tier);
+        measure(
+            queue, p, reps,
+            [&] {
+              e.matmul->enqueue(queue, p.a, p.b, p.c, s.m, s.n, s.k);
+              return std::string();
+            },
+            r);
+      }
+      size.results.push_back(r);
+    }
+    size.auto_variant = automatic.loaded().variant.name;
+    if (const BenchResult* measured = size.find(to_string(automatic.kernel()), size.auto_variant);
+        measured && measured->tier == to_string(automatic.loaded().tier)) {
+      size.auto_gflops = measured->gflops;
+      progress(s, "automatic choice " + size.auto_variant + " (measured above)");
+    } else {
+      progress(s, "automatic choice " + size.auto_variant);
+      BenchResult r;
+      r.kernel = "auto";
+      r.variant = size.auto_variant;
+      r.tier = to_string(automatic.loaded().tier);
+      measure(
+          queue, p, reps,
+          [&] {
+            automatic.enqueue(queue, p.a, p.b, p.c, s.m, s.n, s.k);
+            return std::string();
+          },
+          r);
+      size.auto_gflops = r.failure.empty() && r.ok ? r.gflops : 0;
+      size.results.push_back(r);
+    }
+    for (const ExternalKernel& x : options.external) {
+      progress(s, x.name);
+      BenchResult r;
+      r.kernel = x.name;
+      measure(
+          queue, p, reps, [&] { return x.run(queue, p.a, p.b, p.c, s.m, s.n, s.k); }, r);
+      size.results.push_back(r);
+    }
+    report.sizes.push_back(std::move(size));
+  }
+  return report;
+}
+
+std::string BenchReport::to_text() const {
+  std::string out = "device: " + device + "\ndate: " + date +
+                    "\ntiming: median of the timed runs, host clock around a finished queue; "
+                    "every result checked against a double-precision reference\n";
+  for (const BenchSize& s : sizes) {
+    out += "\nM x N x K = " + std::to_string(s.shape.m) + " x " + std::to_string(s.shape.n) +
+           " x " + std::to_string(s.shape.k) + "\n";
+    const BenchResult* naive = s.find("naive");
+    const BenchResult* clblast = nullptr;
+    for (const BenchResult& r : s.results) {
+      if (r.variant.empty() && r.failure.empty()) clblast = &r;
+    }
+    std::vector<const BenchResult*> sorted;
+    for (const BenchResult& r : s.results) sorted.push_back(&r);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const BenchResult* a, const BenchResult* b) {
+      return a->gflops > b->gflops;
+    });
+    char line[512];
+    std::snprintf(line, sizeof line, "  %-8s %-72s %-6s %10s %10s %8s %8s  %s\n", "kernel",
+                  "variant", "tier", "ms", "GFLOP/s", "/naive", "/CLBlast", "check");
+    out += line;
+    for (const BenchResult* r : sorted) {
+      if (!r->failure.empty()) {
+        out += "  " + r->kernel + " " + r->variant + ": did not run: " + r->failure + "\n";
+        continue;
+      }
+      std::snprintf(line, sizeof line, "  %-8s %-72s %-6s %10.3f %10.1f %8s %8s  %s %.1e%s\n",
+                    r->kernel.c_str(), r->variant.c_str(), r->tier.c_str(), r->ms, r->gflops,
+                    naive ? format("%.2fx", r->gflops / naive->gflops).c_str() : "",
+                    clblast ? format("%.2fx", r->gflops / clblast->gflops).c_str() : "",
+                    r->ok ? "ok" : "WRONG", r->relative_error,
+                    r->variant == s.auto_variant ? "  <- automatic choice" : "");
+      out += line;
+    }
+    const BenchResult* best = s.best_fatcl();
+    if (best) {
+      out += "  best fatcl: " + best->variant + " " + format("%.1f", best->gflops) + " GFLOP/s";
+      if (clblast) out += ", " + format("%.2f", best->gflops / clblast->gflops) + "x CLBlast";
+      out += "; automatic choice " + s.auto_variant + " at " +
+             format("%.2f", s.auto_gflops / best->gflops) + "x the best\n";
+    }
+  }
+  return out;
+}
+
+std::string BenchReport::to_json() const {
+  using nlohmann::json;
+  json j = {{"device", device}, {"date", date}, {"sizes", json::array()}};
+  for (const BenchSize& s : sizes) {
+    json size = {{"m", s.shape.m},
+                 {"n", s.shape.n},
+                 {"k", s.shape.k},
+                 {"label", s.shape.label()},
+                 {"results", json::array()},
+                 {"auto_variant", s.auto_variant},
+                 {"auto_gflops", s.auto_gflops}};
+    const BenchResult* clblast = nullptr;
+    for (const BenchResult& r : s.results) {
+      size["results"].push_back(
+          {{"kernel", r.kernel},
+           {"variant", r.variant},
+           {"tier", r.tier},
+           {"ms", r.ms},
+           {"gflops", r.gflops},
+           {"relative_error",
+            std::isfinite(r.relative_error) ? json(r.relative_error) : json(nullptr)},
+           {"ok", r.ok},
+           {"failure", r.failure}});
+      if (r.variant.empty() && r.failure.empty() && r.ok) clblast = &r;
+    }
+    const BenchResult* best = s.best_fatcl();
+    size["best_fatcl_variant"] = best ? best->variant : "";
+    size["best_fatcl_gflops"] = best ? best->gflops : 0.0;
+    size["best_fatcl_vs_clblast"] =
+        best && clblast ? json(best->gflops / clblast->gflops) : json(nullptr);
+    size["auto_vs_best"] = best ? json(s.auto_gflops / best->gflops) : json(nullptr);
+    if (const BenchResult* naive = s.find("naive"); naive && best) {
+      size["best_fatcl_vs_naive"] = best->gflops / naive->gflops;
+    }
+    j["sizes"].push_back(size);
+  }
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string BenchReport::to_svg() const {
+  // Series: name -> GFLOP/s per size (NaN where it did not run).
+  std::vector<std::pair<std::string, std::vector<double>>> series;
+  auto add = [&](const std::string& name, const std::function<double(const BenchSize&)>& value) {
+    std::vector<double> v;
+    for (const BenchSize& s : sizes) v.push_back(value(s));
+    series.emplace_back(name, v);
+  };
+  auto gflops = [](const BenchResult* r) {
+    return r && r->ok ? r->gflops : std::numeric_limits<double>::quiet_NaN();
+  };
+  add("naive", [&](const BenchSize& s) { return gflops(s.find("naive")); });
+  add("tiled (best TILE)", [&](const BenchSize& s) { return gflops(s.find("tiled")); });
+  add("blocked (best variant)", [&](const BenchSize& s) { return gflops(s.find("blocked")); });
+  add("fatcl automatic choice", [&](const BenchSize& s) {
+    return s.auto_gflops > 0 ? s.auto_gflops : std::numeric_limits<double>::quiet_NaN();
+  });
+  std::vector<std::string> externals;
+  for (const BenchSize& s : sizes) {
+    for (const BenchResult& r : s.results) {
+      if (r.variant.empty() &&
+          std::find(externals.begin(), externals.end(), r.kernel) == externals.end()) {
+        externals.push_back(r.kernel);
+      }
+    }
+  }
+  for (const std::string& x : externals) {
+    add(x, [&](const BenchSize& s) { return gflops(s.find(x)); });
+  }
+  double top = 1;
+  for (const auto& [name, values] : series) {
+    for (double v : values) {
+      if (std::isfinite(v)) top = std::max(top, v);
+    }
+  }
+  const double width = 960, height = 540, left = 80, right = 240, plot_top = 60, bottom = 80;
+  const double pw = width - left - right, ph = height - plot_top - bottom;
+  const std::size_t n = sizes.size();
+  auto x = [&](std::size_t i) { return left + (n <= 1 ? pw / 2 : pw * double(i) / double(n - 1)); };
+  auto y = [&](double v) { return plot_top + ph * (1 - v / (top * 1.05)); };
+  const char* colors[] = {"#888888", "#1f77b4", "#2ca02c", "#d62728", "#9467bd", "#ff7f0e"};
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + format("%.0f", width) +
+                    "\" height=\"" + format("%.0f", height) +
+                    "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+                    "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  svg += "<text x=\"" + format("%.0f", left) +
+         "\" y=\"24\" font-size=\"15\">SGEMM GFLOP/s by size" + "</text>\n<text x=\"" +
+         format("%.0f", left) + "\" y=\"42\" fill=\"#555\">" +
+         xml_escape(device.size() > 110 ? device.substr(0, 107) + "..." : device) + ", " + date +
+         "</text>\n";
+  // Round ticks: a step of 1, 2 or 5 times a power of ten, at most 6 of them.
+  double step = std::pow(10.0, std::floor(std::log10(top)));
+  for (double f : {0.1, 0.2, 0.5, 1.0}) {
+    if (top * 1.05 / (step * f) <= 6) {
+      step *= f;
+      break;
+    }
+  }
+  for (double v = 0; v <= top * 1.05; v += step) {
+    svg += "<line x1=\"" + format("%.1f", left) + "\" x2=\"" + format("%.1f", left + pw) +
+           "\" y1=\"" + format("%.1f", y(v)) + "\" y2=\"" + format("%.1f", y(v)) +
+           "\" stroke=\"#ddd\"/>\n<text x=\"" + format("%.1f", left - 8) + "\" y=\"" +
+           format("%.1f", y(v) + 4) + "\" text-anchor=\"end\">" + format("%.0f", v) + "</text>\n";
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    svg += "<text x=\"" + format("%.1f", x(i)) + "\" y=\"" + format("%.1f", plot_top + ph + 20) +
+           "\" text-anchor=\"middle\">" + sizes[i].shape.label() + "</text>\n";
+  }
+  svg += "<text x=\"" + format("%.1f", left + pw / 2) + "\" y=\"" + format("%.1f", height - 20) +
+         "\" text-anchor=\"middle\">size (N, or M x N x K)</text>\n";
+  svg += "<text transform=\"translate(20," + format("%.1f", plot_top + ph / 2) +
+         ") rotate(-90)\" text-anchor=\"middle\">GFLOP/s</text>\n";
+  for (std::size_t si = 0; si < series.size(); ++si) {
+    const auto& [name, values] = series[si];
+    const std::string color = colors[si % (sizeof colors / sizeof colors[0])];
+    std::string points;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (!std::isfinite(values[i])) continue;
+      points += format("%.1f", x(i)) + "," + format("%.1f", y(values[i])) + " ";
+      svg += "<circle cx=\"" + format("%.1f", x(i)) + "\" cy=\"" + format("%.1f", y(values[i])) +
+             "\" r=\"3\" fill=\"" + color + "\"/>\n";
+    }
+    // The automatic choice is dashed: it often lies on the best variant's line.
+    const std::string dash = name == "fatcl automatic choice" ? "\" stroke-dasharray=\"6,4" : "";
+    svg += "<polyline fill=\"none\" stroke=\"" + color + dash + "\" stroke-width=\"2\" points=\"" +
+           points + "\"/>\n";
+    const double ly = plot_top + 20 + 22 * double(si);
+    svg += "<line x1=\"" + format("%.1f", left + pw + 20) + "\" x2=\"" +
+           format("%.1f", left + pw + 44) + "\" y1=\"" + format("%.1f", ly) + "\" y2=\"" +
+           format("%.1f", ly) + "\" stroke=\"" + color + "\" stroke-width=\"3\"/>\n<text x=\"" +
+           format("%.1f", left + pw + 50) + "\" y=\"" + format("%.1f", ly + 4) + "\">" +
+           xml_escape(name) + "</text>\n";
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace fatcl
