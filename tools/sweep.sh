@@ -1,31 +1,39 @@
 #!/usr/bin/env bash
 # Build-check-time sweep on whatever OpenCL device the ICD loader shows first
 # (used on the NVIDIA H200 machine, where the source tier is the one that
-# runs). Writes logs into OUT_DIR.
+# runs): every variant of every bundled family against the reference, the
+# automatic choice, then fatcl bench (JSON, chart and text). Writes into OUT_DIR.
 #
-# Usage: tools/sweep.sh BUILD_DIR OUT_DIR [SIZE...]    (default sizes 4096 8192)
+# Usage: tools/sweep.sh BIN_DIR OUT_DIR [bench options...]
+#   BIN_DIR holds fatcl and fatcl_runtime_tests (e.g. build/tools and build/tests
+#   copied into one folder); run from the project root (reads generated/).
 set -uo pipefail
-build="$1"; out="$2"; shift 2
-sizes="${*:-4096 8192}"
+bin="$1"; out="$2"; shift 2
 mkdir -p "$out"
-fatcl="$build/tools/fatcl"
-tests="$build/tests/fatcl_runtime_tests"
-"$fatcl" devices 2>&1 | tee "$out/devices.txt"
-platform=$("$fatcl" devices | sed -n 's/^platform 0: \(.*\) (.*/\1/p')
-variants="matmul_tiled_TILE4 matmul_tiled_TILE8 matmul_tiled_TILE16 matmul_tiled_TILE32 matmul_naive"
+"$bin/fatcl" devices 2>&1 | tee "$out/devices.txt"
+platform=$("$bin/fatcl" devices | sed -n 's/^platform 0: \(.*\) (.*/\1/p')
+variants=$(sed -n 's/^      "name": "\(.*\)",$/\1/p' generated/*/manifest.json)
 {
   echo "== Auto (expect source tier)"
   FATCL_TEST_PLATFORM="$platform" FATCL_TEST_EXPECT_TIER=source FATCL_REQUIRE_RUNTIMES=1 \
-    "$tests" --gtest_filter='Auto.*' 2>&1 | tail -n 4
+    "$bin/fatcl_runtime_tests" --gtest_filter='Auto.*' 2>&1 | tail -n 3
   for v in $variants; do
-    echo "== $v source"
-    FATCL_TEST_PLATFORM="$platform" FATCL_TEST_VARIANT="$v" FATCL_TEST_TIER=source \
-      FATCL_REQUIRE_RUNTIMES=1 "$tests" --gtest_filter='Sizes/*' 2>&1 | tail -n 3
+    result=$(FATCL_TEST_PLATFORM="$platform" FATCL_TEST_VARIANT="$v" FATCL_TEST_TIER=source \
+      FATCL_REQUIRE_RUNTIMES=1 "$bin/fatcl_runtime_tests" --gtest_filter='Sizes/*' 2>&1 | tail -n 1)
+    echo "$v: $result"
   done
 } 2>&1 | tee "$out/tests.txt"
-for n in $sizes; do
-  "$fatcl" demo --size "$n" --reps 5 2>&1 | tee "$out/demo-auto-$n.txt"
-  for v in matmul_tiled_TILE8 matmul_tiled_TILE16; do
-    "$fatcl" demo --size "$n" --reps 5 --variant "$v" 2>&1 | sed -n '/^timing/,$p' | tee "$out/demo-$v-$n.txt"
-  done
-done
+"$bin/fatcl" bench --json --chart "$out/bench.svg" "$@" > "$out/bench.json" 2> "$out/bench.progress"
+tail -n 2 "$out/bench.progress"
+python3 - "$out/bench.json" <<'EOF' | tee "$out/bench-summary.txt"
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["device"][:120])
+for s in r["sizes"]:
+    res = {(x["kernel"], x["variant"]): x for x in s["results"]}
+    cl = [x for x in s["results"] if x["kernel"] == "CLBlast"]
+    naive = [x for x in s["results"] if x["kernel"] == "naive"]
+    print(f'{s["label"]:>16}: best {s["best_fatcl_gflops"]:9.1f} GFLOP/s ({s["best_fatcl_variant"]}), '
+          f'CLBlast {cl[0]["gflops"] if cl else 0:9.1f}, naive {naive[0]["gflops"] if naive else 0:8.1f}, '
+          f'best/CLBlast {s["best_fatcl_vs_clblast"] or 0:.2f}, auto/best {s["auto_vs_best"] or 0:.2f} ({s["auto_variant"]})')
+EOF

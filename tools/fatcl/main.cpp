@@ -13,6 +13,7 @@ const fatcl::tool::Verb kVerbs[] = {
     {"devices", fatcl::tool::add_devices},
     {"demo", fatcl::tool::add_demo},
     {"validate", fatcl::tool::add_validate},
+    {"bench", fatcl::tool::add_bench},
 };
 
 std::string verb_list() {

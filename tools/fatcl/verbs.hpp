@@ -19,5 +19,6 @@ struct Verb {
 VerbRun add_devices(CLI::App& app);   // devices.cpp
 VerbRun add_demo(CLI::App& app);      // demo.cpp
 VerbRun add_validate(CLI::App& app);  // validate.cpp
+VerbRun add_bench(CLI::App& app);     // bench.cpp
 
 }  // namespace fatcl::tool

@@ -1,0 +1,86 @@
+// fatcl bench: GFLOP/s of the naive kernel, the design's tiled variants, the
+// register-blocked variants, the automatic choice and CLBlast on one device,
+// over a size sweep, each result checked (fatcl::run_bench does the work).
+#include "fatcl/bench.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "verbs.hpp"
+#ifdef FATCL_WITH_CLBLAST
+#include <clblast.h>
+#endif
+
+namespace fatcl::tool {
+
+VerbRun add_bench(CLI::App& app) {
+  struct Options {
+    std::string platform, sizes, chart, tier;
+    std::size_t device = 0, top = 0;
+    int reps = 5;
+    bool json = false, clblast = true;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench",
+      "time every SGEMM kernel (naive, tiled, blocked, the automatic choice, CLBlast) over a size "
+      "sweep on one device, each result checked; progress on stderr");
+  cmd->add_option("--platform", o->platform, "substring of the platform name");
+  cmd->add_option("--device", o->device, "device index within the platform");
+  cmd->add_option("--sizes", o->sizes,
+                  "comma-separated N or MxNxK (default: CPU 256...2048, GPU 1024...8192, with "
+                  "non-square shapes)");
+  cmd->add_option("--top", o->top, "blocked variants: the family's top N for the device (0: all)");
+  cmd->add_option("--tier", o->tier, "force a tier for every fatcl kernel: spirv or source");
+  cmd->add_option("--reps", o->reps, "timed runs per kernel and size, median (1 to 100)")
+      ->check(CLI::Range(1, 100));
+  cmd->add_flag("!--no-clblast", o->clblast, "do not time CLBlast");
+  cmd->add_flag("--json", o->json, "print one JSON document to stdout");
+  cmd->add_option("--chart", o->chart, "write GFLOP/s against size as an SVG file");
+  return [o] {
+    BenchOptions options;
+    if (!o->sizes.empty()) options.shapes = parse_shapes(o->sizes);
+    if (!o->tier.empty()) options.tier = parse_tier(o->tier);
+    options.top = o->top;
+    options.repetitions = o->reps;
+    options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    const cl::Device device = pick_device(o->platform, o->device);
+    cl_int err = CL_SUCCESS;
+    const cl::Context context(device, nullptr, nullptr, nullptr, &err);
+    check_cl(err, "clCreateContext");
+#ifdef FATCL_WITH_CLBLAST
+    if (o->clblast) {
+      options.external.push_back(
+          {"CLBlast", [](const cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
+                         const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k) {
+             cl_command_queue raw = queue();
+             const auto status = clblast::Gemm(clblast::Layout::kRowMajor, clblast::Transpose::kNo,
+                                               clblast::Transpose::kNo, m, n, k, 1.0f, a(), 0, k,
+                                               b(), 0, n, 0.0f, c(), 0, n, &raw, nullptr);
+             return status == clblast::StatusCode::kSuccess
+                        ? std::string()
+                        : "CLBlast SGEMM failed with status " +
+                              std::to_string(static_cast<int>(status));
+           }});
+    }
+#else
+    if (o->clblast) {
+      std::fprintf(stderr, "fatcl bench: built without CLBlast (libclblast-dev): not timed\n");
+    }
+#endif
+    const BenchReport report = run_bench(context, device, options);
+    if (!o->chart.empty()) {
+      const std::string svg = report.to_svg();
+      std::ofstream out(o->chart, std::ios::binary | std::ios::trunc);
+      if (!out || !out.write(svg.data(), static_cast<std::streamsize>(svg.size()))) {
+        throw Error("cannot write the chart to " + o->chart);
+      }
+      std::fprintf(stderr, "fatcl bench: chart written to %s\n", o->chart.c_str());
+    }
+    std::fputs((o->json ? report.to_json() : report.to_text()).c_str(), stdout);
+    return 0;
+  };
+}
+
+}  // namespace fatcl::tool
