@@ -226,9 +226,15 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
   struct Entry {
     MatmulKernel kernel;
     std::string variant;
+    std::optional<Tier> tier;  // none: the loader's choice
     std::unique_ptr<Matmul> matmul;
     std::string failure;
   };
+  // Each variant in each tier asked for (both: the SPIR-V tier where the
+  // device takes it, and the source tier, in the same run).
+  std::vector<std::optional<Tier>> tiers;
+  for (Tier t : options.tiers) tiers.push_back(t);
+  if (tiers.empty()) tiers.push_back(std::nullopt);
   std::vector<Entry> entries;
   for (MatmulKernel k : {MatmulKernel::Naive, MatmulKernel::Tiled, MatmulKernel::Blocked}) {
     const Family& family = matmul_family(k);
@@ -244,7 +250,15 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
     } else {
       for (const Variant& v : family.manifest().variants) names.push_back(v.name);
     }
-    for (const std::string& name : names) entries.push_back({k, name, nullptr, ""});
+    for (const std::string& name : names) {
+      for (const std::optional<Tier>& t : tiers) {
+        if (t == Tier::SpirV &&
+            !caps.accepts_spirv(family.manifest().variant(name).spirv_version)) {
+          continue;
+        }
+        entries.push_back({k, name, t, nullptr, ""});
+      }
+    }
   }
   const std::size_t total = shapes.size() * (entries.size() + 1 + options.external.size());
   std::size_t done = 0;
@@ -259,9 +273,7 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
   };
 
   // The automatic choice, as a product would make it.
-  MatmulOptions auto_options;
-  auto_options.tier = options.tier;
-  Matmul automatic(context, device, auto_options);
+  Matmul automatic(context, device);
 
   std::mt19937 rng(std::random_device{}());
   for (const BenchShape& s : shapes) {
@@ -277,7 +289,7 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
         try {
           MatmulOptions o;
           o.variant = e.variant;
-          o.tier = options.tier;
+          o.tier = e.tier;
           e.matmul = std::make_unique<Matmul>(context, device, o);
         } catch (const Error& error) {
           e.failure = std::string(error.what()).substr(0, 300);
@@ -298,9 +310,15 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
       size.results.push_back(r);
     }
     size.auto_variant = automatic.loaded().variant.name;
-    if (const BenchResult* measured = size.find(to_string(automatic.kernel()), size.auto_variant);
-        measured && measured->tier == to_string(automatic.loaded().tier)) {
-      size.auto_gflops = measured->gflops;
+    size.auto_tier = to_string(automatic.loaded().tier);
+    const BenchResult* measured = nullptr;
+    for (const BenchResult& r : size.results) {
+      if (r.variant == size.auto_variant && r.tier == size.auto_tier && r.failure.empty()) {
+        measured = &r;
+      }
+    }
+    if (measured) {
+      size.auto_gflops = measured->ok ? measured->gflops : 0;
       progress(s, "automatic choice " + size.auto_variant + " (measured above)");
     } else {
       progress(s, "automatic choice " + size.auto_variant);
@@ -357,12 +375,13 @@ std::string BenchReport::to_text() const {
         out += "  " + r->kernel + " " + r->variant + ": did not run: " + r->failure + "\n";
         continue;
       }
-      std::snprintf(line, sizeof line, "  %-8s %-72s %-6s %10.3f %10.1f %8s %8s  %s %.1e%s\n",
-                    r->kernel.c_str(), r->variant.c_str(), r->tier.c_str(), r->ms, r->gflops,
-                    naive ? format("%.2fx", r->gflops / naive->gflops).c_str() : "",
-                    clblast ? format("%.2fx", r->gflops / clblast->gflops).c_str() : "",
-                    r->ok ? "ok" : "WRONG", r->relative_error,
-                    r->variant == s.auto_variant ? "  <- automatic choice" : "");
+      std::snprintf(
+          line, sizeof line, "  %-8s %-72s %-6s %10.3f %10.1f %8s %8s  %s %.1e%s\n",
+          r->kernel.c_str(), r->variant.c_str(), r->tier.c_str(), r->ms, r->gflops,
+          naive ? format("%.2fx", r->gflops / naive->gflops).c_str() : "",
+          clblast ? format("%.2fx", r->gflops / clblast->gflops).c_str() : "",
+          r->ok ? "ok" : "WRONG", r->relative_error,
+          r->variant == s.auto_variant && r->tier == s.auto_tier ? "  <- automatic choice" : "");
       out += line;
     }
     const BenchResult* best = s.best_fatcl();
@@ -380,13 +399,10 @@ std::string BenchReport::to_json() const {
   using nlohmann::json;
   json j = {{"device", device}, {"date", date}, {"sizes", json::array()}};
   for (const BenchSize& s : sizes) {
-    json size = {{"m", s.shape.m},
-                 {"n", s.shape.n},
-                 {"k", s.shape.k},
-                 {"label", s.shape.label()},
-                 {"results", json::array()},
-                 {"auto_variant", s.auto_variant},
-                 {"auto_gflops", s.auto_gflops}};
+    json size = {{"m", s.shape.m},           {"n", s.shape.n},
+                 {"k", s.shape.k},           {"label", s.shape.label()},
+                 {"results", json::array()}, {"auto_variant", s.auto_variant},
+                 {"auto_tier", s.auto_tier}, {"auto_gflops", s.auto_gflops}};
     const BenchResult* clblast = nullptr;
     for (const BenchResult& r : s.results) {
       size["results"].push_back(

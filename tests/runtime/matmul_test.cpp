@@ -7,6 +7,7 @@
 //   FATCL_TEST_SIZES      "small" for slow runtimes (Oclgrind)
 //   FATCL_TEST_EXPECT_TIER  for the automatic choice: the tier it must pick
 //   FATCL_REQUIRE_RUNTIMES  set: a missing runtime fails instead of skipping
+#include "fatcl/bench.hpp"
 #include "fatcl/matmul.hpp"
 #include "matmul_tiled.hpp"
 
@@ -309,6 +310,45 @@ TEST(Auto, FamilyWithoutTrialLoadsThroughTheQuirkTable) {
   EXPECT_FALSE(k.settled_by_trial);
   // And it computes: two tiles and a ragged edge, compared exactly.
   EXPECT_EQ(matmul_trial_launch(runtime().context, runtime().device, k.kernel, k.variant), "");
+}
+
+// fatcl bench on this runtime: every kernel checked, the automatic choice
+// found, the JSON and the chart carry what the issue asks of them.
+TEST(Auto, BenchReportsEveryKernel) {
+  REQUIRE_RUNTIME();
+  BenchOptions options;
+  options.shapes = parse_shapes("37x41x29");
+  options.top = 2;
+  options.repetitions = 1;
+  const BenchReport report = run_bench(runtime().context, runtime().device, options);
+  ASSERT_EQ(report.sizes.size(), 1u);
+  const BenchSize& size = report.sizes[0];
+  int blocked = 0, tiled = 0, naive = 0;
+  for (const BenchResult& r : size.results) {
+    EXPECT_TRUE(r.failure.empty() && r.ok) << r.variant << ": " << r.failure;
+    blocked += r.kernel == "blocked";
+    tiled += r.kernel == "tiled";
+    naive += r.kernel == "naive";
+  }
+  EXPECT_EQ(blocked, 2);
+  EXPECT_EQ(tiled, 4);
+  EXPECT_EQ(naive, 1);
+  EXPECT_FALSE(size.auto_variant.empty());
+  EXPECT_GT(size.auto_gflops, 0);
+  const std::string json = report.to_json();
+  EXPECT_NE(json.find("\"auto_vs_best\": "), std::string::npos) << json;
+  EXPECT_NE(json.find("\"best_fatcl_vs_clblast\": null"), std::string::npos) << json;
+  EXPECT_NE(report.to_svg().find("<polyline"), std::string::npos);
+}
+
+TEST(Auto, BenchShapesParseAndRefuseNonsense) {
+  const std::vector<BenchShape> s = parse_shapes("1024,4096x4096x256");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].label(), "1024");
+  EXPECT_EQ(s[1].label(), "4096x4096x256");
+  for (const char* bad : {"0", "-5", "12x", "1x2x3x4", "99999999", "abc", ""}) {
+    EXPECT_THROW(parse_shapes(bad), Error) << bad;
+  }
 }
 
 // A module the driver cannot use (here the naive kernel's module standing in

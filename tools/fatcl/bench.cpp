@@ -32,7 +32,9 @@ VerbRun add_bench(CLI::App& app) {
                   "comma-separated N or MxNxK (default: CPU 256...2048, GPU 1024...8192, with "
                   "non-square shapes)");
   cmd->add_option("--top", o->top, "blocked variants: the family's top N for the device (0: all)");
-  cmd->add_option("--tier", o->tier, "force a tier for every fatcl kernel: spirv or source");
+  cmd->add_option("--tier", o->tier,
+                  "time every fatcl variant in this tier: spirv, source, or both (the SPIR-V tier "
+                  "where the device takes it, and source, in one run)");
   cmd->add_option("--reps", o->reps, "timed runs per kernel and size, median (1 to 100)")
       ->check(CLI::Range(1, 100));
   cmd->add_flag("!--no-clblast", o->clblast, "do not time CLBlast");
@@ -41,7 +43,11 @@ VerbRun add_bench(CLI::App& app) {
   return [o] {
     BenchOptions options;
     if (!o->sizes.empty()) options.shapes = parse_shapes(o->sizes);
-    if (!o->tier.empty()) options.tier = parse_tier(o->tier);
+    if (o->tier == "both") {
+      options.tiers = {Tier::SpirV, Tier::Source};
+    } else if (!o->tier.empty()) {
+      options.tiers = {parse_tier(o->tier)};
+    }
     options.top = o->top;
     options.repetitions = o->reps;
     options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };

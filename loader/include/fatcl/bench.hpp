@@ -39,7 +39,8 @@ struct ExternalKernel {
 struct BenchOptions {
   std::vector<BenchShape> shapes;  // empty: default_shapes()
   std::size_t top = 0;             // blocked variants: the family's top N; 0: every one
-  std::optional<Tier> tier;        // force a tier for every fatcl kernel
+  std::vector<Tier> tiers;         // each fatcl variant in each of these; empty: the loader's
+                                   // choice (the automatic choice always has it)
   int repetitions = 5;             // timed runs per kernel and size (median)
   std::vector<ExternalKernel> external;
   // Progress lines ("kernel i of n, size, elapsed"); may be empty.
@@ -61,6 +62,7 @@ struct BenchSize {
   BenchShape shape;
   std::vector<BenchResult> results;  // in the order run
   std::string auto_variant;          // what fatcl::Matmul chooses by itself
+  std::string auto_tier;             // and in which tier
   double auto_gflops = 0;
   const BenchResult* best_fatcl() const;  // fastest checked fatcl result, or nullptr
   const BenchResult* find(const std::string& kernel, const std::string& variant = "") const;
