@@ -48,8 +48,11 @@ class Validator {
     std::error_code ec;
     if (fs::is_directory(p, ec)) return folder(p);
     if (!fs::exists(p, ec)) return problem(p, "", "read", "no such file or folder");
-    if (p.filename() == kManifestName || p.extension() == ".json") return manifest_file(p);
-    lone_module(p);
+    if (p.filename() == kManifestName || p.extension() == ".json") {
+      manifest_file(p);
+    } else {
+      lone_module(p);
+    }
   }
 
  private:
@@ -76,9 +79,7 @@ class Validator {
     if (!text) return std::nullopt;
     try {
       return Manifest::parse(*text);
-    } catch (const Error& e) {
-      problem(file, "", "manifest", std::string("not a fatcl manifest: ") + e.what());
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // fatcl::Error, or anything the JSON library throws
       problem(file, "", "manifest", std::string("not a fatcl manifest: ") + e.what());
     }
     return std::nullopt;
@@ -90,11 +91,10 @@ class Validator {
     if (!fs::exists(manifest, ec)) {
       return problem(dir, "", "manifest", "no manifest.json: not a fatcl bundle folder");
     }
-    manifest_file(manifest);
     // A module in the folder that the manifest does not list is not shipped
     // by it: say so rather than pass over it.
     std::set<std::string> listed;
-    if (auto m = parse_manifest_quietly(manifest)) {
+    if (const std::optional<Manifest> m = manifest_file(manifest)) {
       for (const Variant& v : m->variants) listed.insert(v.spirv_file);
     }
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -113,9 +113,10 @@ class Validator {
     }
   }
 
-  void manifest_file(const fs::path& file) {
-    auto m = parse_manifest(file);
-    if (!m) return;
+  // Checks a manifest and every module it lists; returns it if it parsed.
+  std::optional<Manifest> manifest_file(const fs::path& file) {
+    std::optional<Manifest> m = parse_manifest(file);
+    if (!m) return m;
     std::set<std::string> names, files;
     for (const Variant& v : m->variants) {
       if (!names.insert(v.name).second) {
@@ -135,6 +136,7 @@ class Validator {
       }
       module_against(file.parent_path() / v.spirv_file, *m, v, file);
     }
+    return m;
   }
 
   void lone_module(const fs::path& file) {
@@ -154,19 +156,15 @@ class Validator {
     if (!bytes) return;
     auto words = words_of(file, "", *bytes);
     if (!words) return;
-    std::string env;
+    ModuleInfo info;
     try {
-      env = inspect_module(*words, "").target_env;
-      validate_module(*words, env);
+      info = inspect_module(*words, "");
+      validate_module(*words, info.target_env);
     } catch (const Error& e) {
       return problem(file, "", "spirv-val", e.what());
     }
     seen_.insert(fs::weakly_canonical(file, ec).string());
-    report.valid.push_back({file.string(), "", env, inspect_version(*words)});
-  }
-
-  static std::string inspect_version(const std::vector<std::uint32_t>& words) {
-    return std::to_string((words[1] >> 16) & 0xffu) + "." + std::to_string((words[1] >> 8) & 0xffu);
+    report.valid.push_back({file.string(), "", info.target_env, info.version});
   }
 
   // The bytes as SPIR-V words, or nullopt with a problem recorded.
