@@ -110,12 +110,8 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
     a.failure = "clGetKernelWorkGroupInfo failed: " + cl_status_name(err);
     return a;
   }
-  bool local_misreported = false;
-  for (const DriverQuirk& q : driver_quirks(caps)) {
-    local_misreported = local_misreported || q.id == "misreported-kernel-local-mem-size";
-  }
   // plan() checked the module's own __local bytes against the device.
-  if (klm > caps.local_mem_bytes && !local_misreported) {
+  if (klm > caps.local_mem_bytes && !has_driver_quirk(caps, "misreported-kernel-local-mem-size")) {
     a.failure = "CL_KERNEL_LOCAL_MEM_SIZE is " + std::to_string(klm) + " B, the device has " +
                 std::to_string(caps.local_mem_bytes) + " B";
     return a;
@@ -127,12 +123,8 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   // neither trust nor reject the number; settle it by a checked launch, or
   // without one by the known-quirk table (plan() checked the device limit).
   const TrialLaunch& trial_launch = options.trial ? options.trial : family.description().trial;
-  bool known_misreport = false;
-  for (const DriverQuirk& q : driver_quirks(caps)) {
-    known_misreport = known_misreport || q.id == "misreported-kernel-work-group-size";
-  }
   if (needed > kwg && !trial_launch) {
-    if (!known_misreport) {
+    if (!has_driver_quirk(caps, "misreported-kernel-work-group-size")) {
       a.failure = "CL_KERNEL_WORK_GROUP_SIZE is " + std::to_string(kwg) + ", below the " +
                   std::to_string(needed) + " work-items the variant requires, the family " +
                   "gives no trial launch and this driver is not known to misreport it";

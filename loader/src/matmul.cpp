@@ -129,8 +129,8 @@ MatmulKernel matmul_kernel_of(const std::string& variant) {
       if (v.name == variant) return k;
     }
   }
-  throw Error("no bundled matmul family has a variant \"" + variant.substr(0, 100) +
-              "\" (see fatcl bench --list)");
+  throw Error("no bundled matmul family (blocked, tiled, naive) has a variant \"" +
+              variant.substr(0, 100) + "\"");
 }
 
 LaunchGeometry matmul_geometry(const Variant& variant, std::size_t m, std::size_t n,
@@ -234,14 +234,14 @@ Matmul::Matmul(const cl::Context& context, const cl::Device& device, const Matmu
   auto& steps = impl_->loaded.explanation.steps;
   steps.insert(steps.end(), passed_over.begin(), passed_over.end());
 
-  for (const DriverQuirk& q : driver_quirks(DeviceCaps::query(device))) {
-    if (q.id == "loop-limit-65536") impl_->k_per_launch = kMatmulMaxKPerLaunchLoopLimited;
+  const DeviceCaps caps = DeviceCaps::query(device);
+  if (has_driver_quirk(caps, "loop-limit-65536")) {
+    impl_->k_per_launch = kMatmulMaxKPerLaunchLoopLimited;
   }
 
   // The naive kernel leaves its work-group open: the largest square power
   // of two the kernel and the device allow, at most 16x16.
-  std::size_t sizes[3] = {1, 1, 1};
-  clGetDeviceInfo(device(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, nullptr);
+  const auto& sizes = caps.max_work_item_sizes;
   std::size_t s = 16;
   while (s > 1 && (s * s > impl_->loaded.kernel_work_group_size || s > sizes[0] || s > sizes[1])) {
     s /= 2;

@@ -49,4 +49,11 @@ std::vector<DriverQuirk> driver_quirks(const DeviceCaps& caps) {
   return out;
 }
 
+bool has_driver_quirk(const DeviceCaps& caps, std::string_view id) {
+  for (const QuirkRow& q : kQuirks) {
+    if (id == q.id && caps.platform_name.find(q.platform) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace fatcl

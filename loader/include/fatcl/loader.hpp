@@ -146,6 +146,8 @@ struct DriverQuirk {
 };
 // The known quirks that apply to a device (by platform and driver).
 std::vector<DriverQuirk> driver_quirks(const DeviceCaps& caps);
+// Whether the quirk of that id applies to the device.
+bool has_driver_quirk(const DeviceCaps& caps, std::string_view id);
 
 struct LoadOptions {
   std::string variant;       // only this variant; "" for all
