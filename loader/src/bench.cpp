@@ -24,17 +24,6 @@ std::string format(const char* fmt, double v) {
   return buf;
 }
 
-// The rows of C checked against the reference: all of them up to 2^28
-// multiply-adds, else a spread (always the first and the last).
-std::vector<std::size_t> checked_rows(const BenchShape& s) {
-  const std::size_t budget = std::max<std::size_t>(1, (std::size_t(1) << 28) / (s.n * s.k));
-  const std::size_t step = std::max<std::size_t>(1, s.m / std::min(s.m, budget));
-  std::vector<std::size_t> rows;
-  for (std::size_t i = 0; i < s.m; i += step) rows.push_back(i);
-  if (rows.back() != s.m - 1) rows.push_back(s.m - 1);
-  return rows;
-}
-
 struct Problem {
   BenchShape shape;
   cl::Buffer a, b, c;
@@ -56,7 +45,7 @@ Problem make_problem(const cl::Context& context, const BenchShape& s, std::mt199
   check_cl(err, "clCreateBuffer(B, " + std::to_string(b.size() * 4) + " B)");
   p.c = cl::Buffer(context, CL_MEM_READ_WRITE, s.m * s.n * 4, nullptr, &err);
   check_cl(err, "clCreateBuffer(C, " + std::to_string(s.m * s.n * 4) + " B)");
-  p.rows = checked_rows(s);
+  p.rows = reference_rows(s.m, s.n, s.k, std::size_t(1) << 28);
   std::vector<float> a_rows;
   for (std::size_t i : p.rows) a_rows.insert(a_rows.end(), &a[i * s.k], &a[i * s.k] + s.k);
   p.reference = reference_matmul(a_rows, b, p.rows.size(), s.n, s.k);
@@ -84,18 +73,8 @@ void measure(const cl::CommandQueue& queue, const Problem& p, int reps,
     }
     r.relative_error = relative_error(c, p.reference);
     r.ok = r.relative_error <= kTolerance;
-    std::vector<double> ms;
-    for (int i = 0; i < reps; ++i) {
-      check_cl(queue.finish(), "clFinish");
-      const auto start = std::chrono::steady_clock::now();
-      run();
-      check_cl(queue.finish(), "clFinish");
-      ms.push_back(
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count());
-    }
-    std::sort(ms.begin(), ms.end());
-    r.ms = ms[ms.size() / 2];
+    r.ms = median_ms(
+        queue, [&] { run(); }, reps);
     r.gflops = 2.0 * double(s.m) * double(s.n) * double(s.k) / (r.ms * 1e6);
   } catch (const Error& e) {
     r.failure = e.what();
@@ -135,6 +114,30 @@ std::string xml_escape(const std::string& text) {
 }
 
 }  // namespace
+
+std::vector<std::size_t> reference_rows(std::size_t m, std::size_t n, std::size_t k,
+                                        std::size_t budget) {
+  const std::size_t rows_in_budget = std::max<std::size_t>(1, budget / (n * k));
+  const std::size_t step = std::max<std::size_t>(1, m / std::min(m, rows_in_budget));
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < m; i += step) rows.push_back(i);
+  if (rows.back() != m - 1) rows.push_back(m - 1);
+  return rows;
+}
+
+double median_ms(const cl::CommandQueue& queue, const std::function<void()>& run, int reps) {
+  std::vector<double> ms;
+  for (int i = 0; i < std::max(1, reps); ++i) {
+    check_cl(queue.finish(), "clFinish");
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    check_cl(queue.finish(), "clFinish");
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
 
 std::string BenchShape::label() const {
   if (m == n && n == k) return std::to_string(m);

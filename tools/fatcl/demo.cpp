@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "fatcl/bench.hpp"
 #include "fatcl/matmul.hpp"
 #include "verbs.hpp"
 #ifdef FATCL_WITH_CLBLAST
@@ -32,24 +33,6 @@ struct DemoOptions {
   bool clblast = true;
   bool json = false;
 };
-
-// Median over `reps` runs of `run`, by the host clock around a finished
-// queue. Not device timestamps: CLBlast's GEMM may run several kernels and
-// hands back the event of the last one only, and rusticl 22.3's timestamps
-// read zero; one clock for every row keeps the ratios honest.
-double median_ms(const cl::CommandQueue& queue, const std::function<cl::Event()>& run, int reps) {
-  std::vector<double> ms;
-  for (int r = 0; r < reps; ++r) {
-    check_cl(queue.finish(), "clFinish");
-    auto start = std::chrono::steady_clock::now();
-    run();
-    check_cl(queue.finish(), "clFinish");
-    auto stop = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
 
 int run_demo(const DemoOptions& options) {
   if (options.m == 0 || options.n == 0 || options.k == 0) {
@@ -113,11 +96,7 @@ int run_demo(const DemoOptions& options) {
   report["checks"] = nlohmann::json::array();
   // The reference costs M*N*K double multiply-adds on one core: past 2^30 of
   // them, check a spread of whole rows of C (always the first and last).
-  std::vector<std::size_t> rows_checked;
-  const std::size_t row_budget = std::max<std::size_t>(1, (std::size_t(1) << 30) / (n * k));
-  const std::size_t step = std::max<std::size_t>(1, m / std::min(m, row_budget));
-  for (std::size_t i = 0; i < m; i += step) rows_checked.push_back(i);
-  if (rows_checked.back() != m - 1) rows_checked.push_back(m - 1);
+  const std::vector<std::size_t> rows_checked = reference_rows(m, n, k, std::size_t(1) << 30);
   std::vector<float> a_rows;
   for (std::size_t i : rows_checked) a_rows.insert(a_rows.end(), &a[i * k], &a[i * k] + k);
   const std::vector<double> reference = reference_matmul(a_rows, b, rows_checked.size(), n, k);

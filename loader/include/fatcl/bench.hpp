@@ -27,6 +27,17 @@ std::vector<BenchShape> parse_shapes(const std::string& text);
 // shapes of each class.
 std::vector<BenchShape> default_shapes(const DeviceCaps& caps);
 
+// The rows of an M x N x K product to check against the double-precision
+// reference: all of them up to `budget` multiply-adds, else an even spread
+// (always the first and the last).
+std::vector<std::size_t> reference_rows(std::size_t m, std::size_t n, std::size_t k,
+                                        std::size_t budget);
+// Median over `reps` runs of `run` (at least one), by the host clock around a
+// finished queue. Not device timestamps: CLBlast's GEMM may run several
+// kernels and hands back only its last one's event, and rusticl 22.3's
+// timestamps read zero; one clock for every kernel keeps the ratios honest.
+double median_ms(const cl::CommandQueue& queue, const std::function<void()>& run, int reps);
+
 // A kernel from outside fatcl timed next to it (CLBlast's SGEMM): enqueue
 // C = A * B (row-major, M x N x K) and return; "" or the reason it failed.
 struct ExternalKernel {
