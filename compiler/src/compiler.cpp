@@ -311,6 +311,14 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
   write_text_atomic(out_dir / (m.family + ".hpp"), header);
   write_text_atomic(out_dir / (m.family + ".embed.cpp"), cpp);
   write_text_atomic(out_dir / "manifest.json", manifest_json);
+  // Modules of variants the grid no longer has would make the folder
+  // disagree with its manifest (fatcl validate reports them).
+  std::set<std::string> listed;
+  for (const Variant& v : m.variants) listed.insert(v.spirv_file);
+  for (const fs::directory_entry& e : fs::directory_iterator(out_dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() == ".spv" && !listed.count(name)) fs::remove(e.path());
+  }
   return m;
 }
 

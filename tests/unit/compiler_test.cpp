@@ -193,5 +193,29 @@ TEST(Generated, CommittedCopiesAreReproducible) {
   EXPECT_EQ(files, 4 + 3);  // modules, manifest, .embed.cpp, .hpp
 }
 
+// Bundling again after a variant left the grid removes its module: the
+// folder agrees with its manifest.
+TEST(Bundle, RebundlingRemovesModulesOfDroppedVariants) {
+  REQUIRE_TOOLCHAIN();
+  TempDir out;
+  auto bundle = [&](std::vector<long long> tiles) {
+    BundleInput input;
+    input.source = self_contained_source(kSourceDir / "kernels/matmul_tiled.cl", {});
+    input.cpp_namespace = "fatcl::kernels";
+    for (long long tile : tiles) {
+      CompiledVariant v = compile_variant(Toolchain{}, tiled(tile));
+      input.variants.emplace_back(v.manifest, v.spirv);
+    }
+    write_bundle(input, out.path);
+  };
+  bundle({4, 8});
+  ASSERT_TRUE(fs::exists(out.path / "matmul_tiled_TILE8.spv"));
+  std::ofstream(out.path / "notes.txt") << "not ours to remove";
+  bundle({4});
+  EXPECT_TRUE(fs::exists(out.path / "matmul_tiled_TILE4.spv"));
+  EXPECT_FALSE(fs::exists(out.path / "matmul_tiled_TILE8.spv"));
+  EXPECT_TRUE(fs::exists(out.path / "notes.txt"));
+}
+
 }  // namespace
 }  // namespace fatcl
