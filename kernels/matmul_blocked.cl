@@ -24,10 +24,22 @@
  *
  * PF = 1 fetches the next slice into registers before computing this one.
  *
- * Compile-time parameters: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB KWI PF. */
+ * FMA = 1 accumulates with fma() (one fused instruction where the device has
+ * it, CL_FP_FMA; emulated and slow where it has not), FMA = 0 with mad()
+ * (the driver's choice: NVIDIA fuses it, PoCL multiplies then adds). The
+ * choice has to be in the kernel: a SPIR-V module carries no contraction
+ * that the driver could apply later, so a*b+c reaches PoCL as mad.
+ *
+ * Compile-time parameters: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB KWI PF FMA. */
 #if !defined(MWG) || !defined(NWG) || !defined(KWG) || !defined(MDIMC) || !defined(NDIMC) || \
-    !defined(VWM) || !defined(VWN) || !defined(SA) || !defined(SB) || !defined(KWI) || !defined(PF)
-#error "matmul_blocked.cl: define MWG NWG KWG MDIMC NDIMC VWM VWN SA SB KWI PF"
+    !defined(VWM) || !defined(VWN) || !defined(SA) || !defined(SB) || !defined(KWI) ||      \
+    !defined(PF) || !defined(FMA)
+#error "matmul_blocked.cl: define MWG NWG KWG MDIMC NDIMC VWM VWN SA SB KWI PF FMA"
+#endif
+#if FMA
+#define MULADD(a, b, c) fma(a, b, c)
+#else
+#define MULADD(a, b, c) mad(a, b, c)
 #endif
 
 #define WGS (MDIMC * NDIMC)
@@ -246,7 +258,7 @@ void matmul_blocked(const int M, const int N, const int K,
                                       : A[a_offset + (long)row * lda + kk + k];
 #endif
 #pragma unroll
-              for (int j = 0; j < NVW; ++j) acc[i][j] = mad((floatN)(a), b[j], acc[i][j]);
+              for (int j = 0; j < NVW; ++j) acc[i][j] = MULADD((floatN)(a), b[j], acc[i][j]);
             }
           }
         }

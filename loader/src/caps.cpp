@@ -73,6 +73,9 @@ DeviceCaps DeviceCaps::query(const cl::Device& device) {
   check_cl(clGetDeviceInfo(device(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, nullptr),
            "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
   caps.max_work_item_sizes = {sizes[0], sizes[1], sizes[2]};
+  caps.fused_multiply_add = (device_value<cl_device_fp_config>(device, CL_DEVICE_SINGLE_FP_CONFIG,
+                                                               "CL_DEVICE_SINGLE_FP_CONFIG") &
+                             CL_FP_FMA) != 0;
   return caps;
 }
 
@@ -120,7 +123,8 @@ std::string DeviceCaps::summary() const {
          std::to_string(local_mem_bytes / 1024) +
          " KiB, work-group <= " + std::to_string(max_work_group_size) + " (" +
          std::to_string(max_work_item_sizes[0]) + "x" + std::to_string(max_work_item_sizes[1]) +
-         "x" + std::to_string(max_work_item_sizes[2]) + "), SPIR-V intake: " + spirv;
+         "x" + std::to_string(max_work_item_sizes[2]) + "), " +
+         (fused_multiply_add ? "fused" : "no fused") + " multiply-add, SPIR-V intake: " + spirv;
 }
 
 }  // namespace fatcl

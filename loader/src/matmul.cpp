@@ -23,9 +23,10 @@ long long param_or(const Variant& v, std::string_view key, long long fallback) {
   return fallback;
 }
 
-// The blocked family's ranking before any measurement: closest to the point
-// measured fastest on the device's class (H200 for GPUs, PoCL on a 2-core
-// AVX-512 CPU for CPUs; docs/PERFORMANCE.md), then less local memory.
+// The blocked family's ranking before any measurement: fma() only where the
+// device fuses it (else emulated), then closest to the point measured fastest
+// on the device's class (H200 for GPUs, PoCL on a 2-core AVX-512 CPU for
+// CPUs; docs/PERFORMANCE.md), then less local memory.
 const ParamPoint kBlockedGpuDefault = {{"MWG", 128},  {"NWG", 128}, {"KWG", 16}, {"MDIMC", 16},
                                        {"NDIMC", 16}, {"VWM", 4},   {"VWN", 4},  {"SA", 1},
                                        {"SB", 1},     {"KWI", 2},   {"PF", 1}};
@@ -37,13 +38,16 @@ Ranking blocked_ranking() {
   Ranking r;
   r.score = [](const Variant& v, const DeviceCaps& caps) {
     const ParamPoint& best = caps.is_gpu() ? kBlockedGpuDefault : kBlockedCpuDefault;
+    // An emulated fma() costs more than any shape gains.
+    if (param_or(v, "FMA", 0) == 1 && !caps.fused_multiply_add) return -100.0;
     double score = 0;
     for (const auto& [k, value] : best) score += param_or(v, k, -1) == value ? 1 : 0;
+    if (caps.fused_multiply_add) score += param_or(v, "FMA", 0) == 1 ? 0.5 : 0;
     return score - double(v.local_mem_bytes) * 1e-9;
   };
   r.rule =
-      "parameters closest to the point measured fastest on this class of device (GPU: 128x128 "
-      "tile, 16x16 work-items, K slices of 16 staged in local memory, next slice prefetched; "
+      "fma() only where the device fuses it (CL_FP_FMA), then parameters closest to the point "
+      "measured fastest on this class of device (GPU: 128x128 tile, 16x16 work-items, K slices of 16 staged in local memory, next slice prefetched; "
       "CPU: 32x64 tile, 4x4 work-items each keeping 8 rows x 16 columns in registers, nothing "
       "staged), then less local memory";
   return r;

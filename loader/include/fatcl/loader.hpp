@@ -42,6 +42,9 @@ struct DeviceCaps {
   std::uint64_t local_mem_bytes = 0;
   std::size_t max_work_group_size = 0;
   std::array<std::size_t, 3> max_work_item_sizes{0, 0, 0};
+  // CL_FP_FMA in CL_DEVICE_SINGLE_FP_CONFIG: fma() on floats is one
+  // instruction, not an emulation.
+  bool fused_multiply_add = false;
 
   // CL_DEVICE_TYPE_GPU or CL_DEVICE_TYPE_ACCELERATOR: wide parallel hardware
   // with fast __local memory, where staged, register-blocked shapes pay.
