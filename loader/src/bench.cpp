@@ -3,6 +3,8 @@
 // zero; CLBlast hands back only its last kernel's event), median of runs.
 #include "fatcl/bench.hpp"
 
+#include "measure.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,7 +18,9 @@
 namespace fatcl {
 namespace {
 
-constexpr double kTolerance = 1e-5;
+using detail::check;
+using detail::make_problem;
+using detail::Problem;
 
 std::string format(const char* fmt, double v) {
   char buf[64];
@@ -24,61 +28,34 @@ std::string format(const char* fmt, double v) {
   return buf;
 }
 
-struct Problem {
-  BenchShape shape;
-  cl::Buffer a, b, c;
-  std::vector<std::size_t> rows;
-  std::vector<double> reference;  // the checked rows of C
-};
-
-Problem make_problem(const cl::Context& context, const BenchShape& s, std::mt19937& rng) {
-  Problem p;
-  p.shape = s;
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> a(s.m * s.k), b(s.k * s.n);
-  for (float& x : a) x = dist(rng);
-  for (float& x : b) x = dist(rng);
-  cl_int err = CL_SUCCESS;
-  p.a = cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data(), &err);
-  check_cl(err, "clCreateBuffer(A, " + std::to_string(a.size() * 4) + " B)");
-  p.b = cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data(), &err);
-  check_cl(err, "clCreateBuffer(B, " + std::to_string(b.size() * 4) + " B)");
-  p.c = cl::Buffer(context, CL_MEM_READ_WRITE, s.m * s.n * 4, nullptr, &err);
-  check_cl(err, "clCreateBuffer(C, " + std::to_string(s.m * s.n * 4) + " B)");
-  p.rows = reference_rows(s.m, s.n, s.k, std::size_t(1) << 28);
-  std::vector<float> a_rows;
-  for (std::size_t i : p.rows) a_rows.insert(a_rows.end(), &a[i * s.k], &a[i * s.k] + s.k);
-  p.reference = reference_matmul(a_rows, b, p.rows.size(), s.n, s.k);
-  return p;
+// Checks each run, then times those that ran, in turn (interleaved_median_ms).
+void measure(const cl::CommandQueue& queue, const Problem& p, int reps,
+             const std::vector<std::function<std::string()>>& runs,
+             std::vector<BenchResult*> results) {
+  std::vector<std::function<void()>> timed;
+  std::vector<BenchResult*> timed_results;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (check(queue, p, runs[i], *results[i])) {
+      timed.push_back([&run = runs[i]] { run(); });
+      timed_results.push_back(results[i]);
+    }
+  }
+  if (timed.empty()) return;
+  try {
+    const std::vector<double> ms = interleaved_median_ms(queue, timed, reps);
+    const BenchShape& s = p.shape;
+    for (std::size_t i = 0; i < ms.size(); ++i) {
+      timed_results[i]->ms = ms[i];
+      timed_results[i]->gflops = 2.0 * double(s.m) * double(s.n) * double(s.k) / (ms[i] * 1e6);
+    }
+  } catch (const Error& e) {
+    for (BenchResult* r : timed_results) r->failure = e.what();
+  }
 }
 
-// Poisons C, runs once, compares the checked rows; then times the runs.
 void measure(const cl::CommandQueue& queue, const Problem& p, int reps,
              const std::function<std::string()>& run, BenchResult& r) {
-  const BenchShape& s = p.shape;
-  try {
-    check_cl(
-        queue.enqueueFillBuffer(p.c, std::numeric_limits<float>::quiet_NaN(), 0, s.m * s.n * 4),
-        "clEnqueueFillBuffer(C, NaN)");
-    std::string failure = run();
-    if (failure.empty()) failure = queue.finish() == CL_SUCCESS ? "" : "clFinish failed";
-    if (!failure.empty()) {
-      r.failure = failure;
-      return;
-    }
-    std::vector<float> c(p.rows.size() * s.n);
-    for (std::size_t i = 0; i < p.rows.size(); ++i) {
-      check_cl(queue.enqueueReadBuffer(p.c, CL_TRUE, p.rows[i] * s.n * 4, s.n * 4, &c[i * s.n]),
-               "clEnqueueReadBuffer(C)");
-    }
-    r.relative_error = relative_error(c, p.reference);
-    r.ok = r.relative_error <= kTolerance;
-    r.ms = median_ms(
-        queue, [&] { run(); }, reps);
-    r.gflops = 2.0 * double(s.m) * double(s.n) * double(s.k) / (r.ms * 1e6);
-  } catch (const Error& e) {
-    r.failure = e.what();
-  }
+  measure(queue, p, reps, {run}, {&r});
 }
 
 std::string utc_now() {
@@ -113,6 +90,67 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
+// SPIR-V against source, variant by variant, where a run measured both
+// tiers of a variant (bench --tier both, timed in turn).
+struct TierComparison {
+  std::size_t variants = 0;
+  double geomean = 0, lowest = 0, highest = 0;
+  double fastest = 0;  // fastest SPIR-V result / fastest source result
+};
+
+std::optional<TierComparison> compare_tiers(const BenchSize& s) {
+  TierComparison t;
+  double log_sum = 0, best_spirv = 0, best_source = 0;
+  for (const BenchResult& a : s.results) {
+    if (a.tier != "spirv" || !a.ok || !a.failure.empty()) continue;
+    best_spirv = std::max(best_spirv, a.gflops);
+    for (const BenchResult& b : s.results) {
+      if (b.tier != "source" || b.variant != a.variant || !b.ok || !b.failure.empty()) continue;
+      const double ratio = a.gflops / b.gflops;
+      log_sum += std::log(ratio);
+      t.lowest = t.variants ? std::min(t.lowest, ratio) : ratio;
+      t.highest = t.variants ? std::max(t.highest, ratio) : ratio;
+      ++t.variants;
+    }
+  }
+  for (const BenchResult& b : s.results) {
+    if (b.tier == "source" && b.ok && b.failure.empty()) best_source = std::max(best_source, b.gflops);
+  }
+  if (t.variants == 0 || best_source == 0) return std::nullopt;
+  t.geomean = std::exp(log_sum / double(t.variants));
+  t.fastest = best_spirv / best_source;
+  return t;
+}
+
+// GFLOP/s of a choice: its result above if that variant and tier ran, else
+// measured now (listed as kernel "auto").
+template <typename Progress>
+double choice_gflops(const cl::CommandQueue& queue, const Problem& p, int reps, const Matmul& matmul,
+                     BenchSize& size, const std::string& variant, const std::string& tier,
+                     const Progress& progress) {
+  const BenchShape& s = p.shape;
+  for (const BenchResult& r : size.results) {
+    if (r.variant == variant && r.tier == tier && r.failure.empty()) {
+      progress(s, "choice " + variant + " (measured above)");
+      return r.ok ? r.gflops : 0;
+    }
+  }
+  progress(s, "choice " + variant);
+  BenchResult r;
+  r.kernel = "auto";
+  r.variant = variant;
+  r.tier = tier;
+  measure(
+      queue, p, reps,
+      [&] {
+        matmul.enqueue(queue, p.a, p.b, p.c, s.m, s.n, s.k);
+        return std::string();
+      },
+      r);
+  size.results.push_back(r);
+  return r.failure.empty() && r.ok ? r.gflops : 0;
+}
+
 }  // namespace
 
 std::vector<std::size_t> reference_rows(std::size_t m, std::size_t n, std::size_t k,
@@ -126,17 +164,30 @@ std::vector<std::size_t> reference_rows(std::size_t m, std::size_t n, std::size_
 }
 
 double median_ms(const cl::CommandQueue& queue, const std::function<void()>& run, int reps) {
-  std::vector<double> ms;
+  return interleaved_median_ms(queue, {run}, reps).front();
+}
+
+std::vector<double> interleaved_median_ms(const cl::CommandQueue& queue,
+                                          const std::vector<std::function<void()>>& runs,
+                                          int reps) {
+  std::vector<std::vector<double>> ms(runs.size());
   for (int i = 0; i < std::max(1, reps); ++i) {
-    check_cl(queue.finish(), "clFinish");
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    check_cl(queue.finish(), "clFinish");
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                     .count());
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      check_cl(queue.finish(), "clFinish");
+      const auto start = std::chrono::steady_clock::now();
+      runs[r]();
+      check_cl(queue.finish(), "clFinish");
+      ms[r].push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
+    }
   }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  std::vector<double> medians;
+  for (std::vector<double>& m : ms) {
+    std::sort(m.begin(), m.end());
+    medians.push_back(m[m.size() / 2]);
+  }
+  return medians;
 }
 
 std::string BenchShape::label() const {
@@ -224,8 +275,15 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
   cl::CommandQueue queue(context, device, 0, &err);
   check_cl(err, "clCreateCommandQueue");
 
+  // The automatic choice, as a product would make it, and without tuning.
+  Matmul automatic(context, device);
+  MatmulOptions untuned;
+  untuned.use_tuning = false;
+  Matmul heuristic(context, device, untuned);
+
   // The fatcl kernels: every variant of the naive and tiled families, and
-  // the blocked family in its own ranking (its top N with options.top).
+  // the blocked family in its own ranking (its top N with options.top, and
+  // the automatic choices, so that they are timed in the same turns).
   struct Entry {
     MatmulKernel kernel;
     std::string variant;
@@ -250,6 +308,15 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
         }
       }
       if (options.top > 0 && names.size() > options.top) names.resize(options.top);
+      std::vector<std::string> chosen{heuristic.loaded().variant.name};
+      for (const BenchShape& s : shapes) {
+        chosen.push_back(automatic.loaded_for(s.m, s.n, s.k).variant.name);
+      }
+      for (const std::string& c : chosen) {
+        if (matmul_kernel_of(c) == k && std::find(names.begin(), names.end(), c) == names.end()) {
+          names.push_back(c);
+        }
+      }
     } else {
       for (const Variant& v : family.manifest().variants) names.push_back(v.name);
     }
@@ -275,16 +342,18 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
                      ": " + what + " (" + format("%.1f", elapsed) + " s)");
   };
 
-  // The automatic choice, as a product would make it.
-  Matmul automatic(context, device);
-
   std::mt19937 rng(std::random_device{}());
   for (const BenchShape& s : shapes) {
     const Problem p = make_problem(context, s, rng);
     BenchSize size;
     size.shape = s;
+    // Every variant in every tier, timed in turn (round-robin): a machine
+    // that speeds up or slows down mid-way affects each alike.
+    std::vector<std::function<std::string()>> runs;
+    std::vector<std::size_t> slots;
     for (Entry& e : entries) {
-      progress(s, std::string(to_string(e.kernel)) + " " + e.variant);
+      progress(s, std::string(to_string(e.kernel)) + " " + e.variant +
+                      (e.tier ? std::string(" (") + to_string(*e.tier) + ")" : ""));
       BenchResult r;
       r.kernel = to_string(e.kernel);
       r.variant = e.variant;
@@ -302,43 +371,29 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
         r.failure = e.failure;
       } else {
         r.tier = to_string(e.matmul->loaded().tier);
-        measure(
-            queue, p, reps,
-            [&] {
-              e.matmul->enqueue(queue, p.a, p.b, p.c, s.m, s.n, s.k);
-              return std::string();
-            },
-            r);
+        runs.push_back([&e, &p, &queue, &s] {
+          e.matmul->enqueue(queue, p.a, p.b, p.c, s.m, s.n, s.k);
+          return std::string();
+        });
+        slots.push_back(size.results.size());
       }
       size.results.push_back(r);
     }
-    size.auto_variant = automatic.loaded().variant.name;
-    size.auto_tier = to_string(automatic.loaded().tier);
-    const BenchResult* measured = nullptr;
-    for (const BenchResult& r : size.results) {
-      if (r.variant == size.auto_variant && r.tier == size.auto_tier && r.failure.empty()) {
-        measured = &r;
-      }
-    }
-    if (measured) {
-      size.auto_gflops = measured->ok ? measured->gflops : 0;
-      progress(s, "automatic choice " + size.auto_variant + " (measured above)");
-    } else {
-      progress(s, "automatic choice " + size.auto_variant);
-      BenchResult r;
-      r.kernel = "auto";
-      r.variant = size.auto_variant;
-      r.tier = to_string(automatic.loaded().tier);
-      measure(
-          queue, p, reps,
-          [&] {
-            automatic.enqueue(queue, p.a, p.b, p.c, s.m, s.n, s.k);
-            return std::string();
-          },
-          r);
-      size.auto_gflops = r.failure.empty() && r.ok ? r.gflops : 0;
-      size.results.push_back(r);
-    }
+    std::vector<BenchResult*> results;
+    for (std::size_t slot : slots) results.push_back(&size.results[slot]);
+    measure(queue, p, reps, runs, results);
+    // The automatic choice with the tuning database (per shape), and the
+    // families' own ranking without it.
+    const LoadedKernel& tuned = automatic.loaded_for(s.m, s.n, s.k);
+    size.auto_variant = tuned.variant.name;
+    size.auto_tier = to_string(tuned.tier);
+    size.auto_tuning = tuned.explanation.tuning.substr(0, tuned.explanation.tuning.find('\n'));
+    size.auto_gflops =
+        choice_gflops(queue, p, reps, automatic, size, size.auto_variant, size.auto_tier, progress);
+    size.heuristic_variant = heuristic.loaded().variant.name;
+    size.heuristic_tier = to_string(heuristic.loaded().tier);
+    size.heuristic_gflops = choice_gflops(queue, p, reps, heuristic, size, size.heuristic_variant,
+                                          size.heuristic_tier, progress);
     for (const ExternalKernel& x : options.external) {
       progress(s, x.name);
       BenchResult r;
@@ -384,7 +439,11 @@ std::string BenchReport::to_text() const {
           naive ? format("%.2fx", r->gflops / naive->gflops).c_str() : "",
           clblast ? format("%.2fx", r->gflops / clblast->gflops).c_str() : "",
           r->ok ? "ok" : "WRONG", r->relative_error,
-          r->variant == s.auto_variant && r->tier == s.auto_tier ? "  <- automatic choice" : "");
+          r->variant == s.auto_variant && r->tier == s.auto_tier
+              ? "  <- automatic choice"
+              : (r->variant == s.heuristic_variant && r->tier == s.heuristic_tier
+                     ? "  <- choice without tuning"
+                     : ""));
       out += line;
     }
     const BenchResult* best = s.best_fatcl();
@@ -392,7 +451,15 @@ std::string BenchReport::to_text() const {
       out += "  best fatcl: " + best->variant + " " + format("%.1f", best->gflops) + " GFLOP/s";
       if (clblast) out += ", " + format("%.2f", best->gflops / clblast->gflops) + "x CLBlast";
       out += "; automatic choice " + s.auto_variant + " at " +
-             format("%.2f", s.auto_gflops / best->gflops) + "x the best\n";
+             format("%.2f", s.auto_gflops / best->gflops) + "x the best, without tuning " +
+             s.heuristic_variant + " at " + format("%.2f", s.heuristic_gflops / best->gflops) +
+             "x\n  " + s.auto_tuning + "\n";
+    }
+    if (const std::optional<TierComparison> t = compare_tiers(s)) {
+      out += "  SPIR-V / source over " + std::to_string(t->variants) +
+             " variants (each pair timed in turn): geometric mean " + format("%.2f", t->geomean) +
+             "x (" + format("%.2f", t->lowest) + "x to " + format("%.2f", t->highest) +
+             "x); fastest SPIR-V / fastest source " + format("%.2f", t->fastest) + "x\n";
     }
   }
   return out;
@@ -426,8 +493,20 @@ std::string BenchReport::to_json() const {
     size["best_fatcl_vs_clblast"] =
         best && clblast ? json(best->gflops / clblast->gflops) : json(nullptr);
     size["auto_vs_best"] = best ? json(s.auto_gflops / best->gflops) : json(nullptr);
+    size["auto_tuning"] = s.auto_tuning;
+    size["heuristic_variant"] = s.heuristic_variant;
+    size["heuristic_tier"] = s.heuristic_tier;
+    size["heuristic_gflops"] = s.heuristic_gflops;
+    size["heuristic_vs_best"] = best ? json(s.heuristic_gflops / best->gflops) : json(nullptr);
     if (const BenchResult* naive = s.find("naive"); naive && best) {
       size["best_fatcl_vs_naive"] = best->gflops / naive->gflops;
+    }
+    if (const std::optional<TierComparison> t = compare_tiers(s)) {
+      size["spirv_vs_source"] = {{"variants", t->variants},
+                                 {"geomean", t->geomean},
+                                 {"lowest", t->lowest},
+                                 {"highest", t->highest},
+                                 {"fastest_vs_fastest", t->fastest}};
     }
     j["sizes"].push_back(size);
   }
@@ -530,5 +609,61 @@ std::string BenchReport::to_svg() const {
   svg += "</svg>\n";
   return svg;
 }
+
+namespace detail {
+
+constexpr double kTolerance = 1e-5;
+
+Problem make_problem(const cl::Context& context, const BenchShape& s, std::mt19937& rng) {
+  Problem p;
+  p.shape = s;
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(s.m * s.k), b(s.k * s.n);
+  for (float& x : a) x = dist(rng);
+  for (float& x : b) x = dist(rng);
+  cl_int err = CL_SUCCESS;
+  p.a = cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data(), &err);
+  check_cl(err, "clCreateBuffer(A, " + std::to_string(a.size() * 4) + " B)");
+  p.b = cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data(), &err);
+  check_cl(err, "clCreateBuffer(B, " + std::to_string(b.size() * 4) + " B)");
+  p.c = cl::Buffer(context, CL_MEM_READ_WRITE, s.m * s.n * 4, nullptr, &err);
+  check_cl(err, "clCreateBuffer(C, " + std::to_string(s.m * s.n * 4) + " B)");
+  p.rows = reference_rows(s.m, s.n, s.k, std::size_t(1) << 28);
+  std::vector<float> a_rows;
+  for (std::size_t i : p.rows) a_rows.insert(a_rows.end(), &a[i * s.k], &a[i * s.k] + s.k);
+  p.reference = reference_matmul(a_rows, b, p.rows.size(), s.n, s.k);
+  return p;
+}
+
+// Poisons C, runs once, compares the checked rows; false (with r.failure
+// set) if it did not run.
+bool check(const cl::CommandQueue& queue, const Problem& p, const std::function<std::string()>& run,
+           BenchResult& r) {
+  const BenchShape& s = p.shape;
+  try {
+    check_cl(
+        queue.enqueueFillBuffer(p.c, std::numeric_limits<float>::quiet_NaN(), 0, s.m * s.n * 4),
+        "clEnqueueFillBuffer(C, NaN)");
+    std::string failure = run();
+    if (failure.empty()) failure = queue.finish() == CL_SUCCESS ? "" : "clFinish failed";
+    if (!failure.empty()) {
+      r.failure = failure;
+      return false;
+    }
+    std::vector<float> c(p.rows.size() * s.n);
+    for (std::size_t i = 0; i < p.rows.size(); ++i) {
+      check_cl(queue.enqueueReadBuffer(p.c, CL_TRUE, p.rows[i] * s.n * 4, s.n * 4, &c[i * s.n]),
+               "clEnqueueReadBuffer(C)");
+    }
+    r.relative_error = relative_error(c, p.reference);
+    r.ok = r.relative_error <= kTolerance;
+    return true;
+  } catch (const Error& e) {
+    r.failure = e.what();
+    return false;
+  }
+}
+
+}  // namespace detail
 
 }  // namespace fatcl

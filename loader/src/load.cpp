@@ -1,18 +1,34 @@
 // Loading: walking the plan's chain until a variant builds and can launch.
-#include <map>
-#include <mutex>
-
 #include "fatcl/loader.hpp"
+#include "fatcl/store.hpp"
 
 namespace fatcl {
 namespace {
 
 using CreateWithILKHR = cl_program(CL_API_CALL*)(cl_context, const void*, std::size_t, cl_int*);
 
-std::mutex trial_mutex;
-std::map<std::string, std::string>& trial_results() {
-  static std::map<std::string, std::string> results;  // key -> "" (passed) or reason
-  return results;
+// A tuning entry's variants first, in measured order; the rest after, in the
+// family's own ranking.
+Ranking tuned_ranking(const TuningEntry& entry, const Ranking& family) {
+  Ranking r;
+  r.score = [names = entry.ranking, family](const Variant& v, const DeviceCaps& caps) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (names[i].variant == v.name) return 1e12 - double(i);
+    }
+    return family.score ? std::min(family.score(v, caps), 1e9) : 0.0;
+  };
+  r.rule = "measured speed on this device (the tuning entry below), then " + family.rule;
+  return r;
+}
+
+// Keeps what the store learned on disk; a store that cannot be written
+// leaves a note and the process goes on with what it has in memory.
+void keep(Store& store, std::vector<std::string>& notes) {
+  try {
+    store.save();
+  } catch (const Error& e) {
+    notes.push_back(std::string("not remembered on disk: ") + e.what());
+  }
 }
 
 std::string build_log(cl_program program, cl_device_id device) {
@@ -38,12 +54,31 @@ struct Attempt {
 
 Attempt try_candidate(const cl::Context& context, const cl::Device& device, const DeviceCaps& caps,
                       const Family& family, const Variant& variant, Tier tier,
-                      const LoadOptions& options) {
+                      const LoadOptions& options, Store& store, std::vector<std::string>& notes) {
   Attempt a;
   cl_int err = CL_SUCCESS;
   cl_program raw = nullptr;
   std::string build_options;
   std::string how;
+  if (tier == Tier::Source) {
+    build_options = "-cl-std=" + family.manifest().language;
+    std::string defines = variant.define_options();
+    if (!defines.empty()) build_options += " " + defines;
+    for (const DriverQuirk& q : driver_quirks(caps)) {
+      if (!q.source_build_options.empty()) build_options += " " + q.source_build_options;
+    }
+  }
+  // What is built: the module, or the source with this variant's options.
+  const BuildKey key{caps.key(),
+                     tier == Tier::SpirV ? variant.sha256
+                                         : family.manifest().source_sha256 + " " + build_options,
+                     tier};
+  if (std::optional<Outcome> before = store.outcome(key);
+      before && before->kind == Outcome::Kind::Build && !before->verdict.empty()) {
+    a.failure = "failed to build on this device and driver before (remembered since " +
+                before->date + "; not tried again): " + before->verdict;
+    return a;
+  }
   if (tier == Tier::SpirV) {
     std::string_view il = family.spirv(variant.name);
     if (caps.il_is_core()) {
@@ -76,12 +111,6 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
       a.failure = "clCreateProgramWithSource failed: " + cl_status_name(err);
       return a;
     }
-    build_options = "-cl-std=" + family.manifest().language;
-    std::string defines = variant.define_options();
-    if (!defines.empty()) build_options += " " + defines;
-    for (const DriverQuirk& q : driver_quirks(caps)) {
-      if (!q.source_build_options.empty()) build_options += " " + q.source_build_options;
-    }
     how = "OpenCL C source with \"" + build_options + "\"";
   }
   cl::Program program(raw, false);  // takes ownership
@@ -90,6 +119,8 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   if (err != CL_SUCCESS) {
     a.failure =
         "clBuildProgram failed: " + cl_status_name(err) + "; build log: " + build_log(raw, dev);
+    store.remember(key, {Outcome::Kind::Build, a.failure, ""});
+    keep(store, notes);
     return a;
   }
   cl_kernel raw_kernel = clCreateKernel(raw, family.manifest().kernel.c_str(), &err);
@@ -133,27 +164,17 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
     note += ", below the " + std::to_string(needed) +
             " work-items required; a known quirk of this driver, so the device limit is used";
   } else if (needed > kwg) {
-    // What was built: the module, or the source with this variant's options.
-    const std::string built = tier == Tier::SpirV
-                                  ? variant.sha256
-                                  : family.manifest().source_sha256 + " " + build_options;
-    const std::string key = caps.key() + "|" + built + "|" + to_string(tier);
     std::string verdict;
-    bool remembered = false;
-    {
-      std::lock_guard<std::mutex> lock(trial_mutex);
-      auto it = trial_results().find(key);
-      if (it != trial_results().end()) {
-        verdict = it->second;
-        remembered = true;
-      }
-    }
-    if (!remembered) {
+    std::string seen;
+    if (std::optional<Outcome> before = store.outcome(key);
+        before && before->kind == Outcome::Kind::Trial) {
+      verdict = before->verdict;
+      seen = " (remembered for this device and driver since " + before->date + ")";
+    } else {
       verdict = trial_launch(context, device, kernel, variant);
-      std::lock_guard<std::mutex> lock(trial_mutex);
-      trial_results()[key] = verdict;
+      store.remember(key, {Outcome::Kind::Trial, verdict, ""});
+      keep(store, notes);
     }
-    const std::string seen = remembered ? " (remembered for this device and driver)" : "";
     if (!verdict.empty()) {
       a.failure = "CL_KERNEL_WORK_GROUP_SIZE is " + std::to_string(kwg) + ", below the " +
                   std::to_string(needed) + " required, and the trial launch failed" + seen + ": " +
@@ -211,18 +232,26 @@ std::string_view Family::spirv(const std::string& variant) const {
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
                   const LoadOptions& options) {
   const DeviceCaps caps = DeviceCaps::query(device);
-  const Ranking& ranking = family.description().ranking;
-  Plan p = plan(family.manifest(), caps, options, ranking);
+  const std::shared_ptr<Store> store = options.store ? options.store : Store::user();
+  Ranking ranking = family.description().ranking;
   Explanation explanation;
+  if (options.use_tuning && options.variant.empty()) {
+    const TuningMatch match = store->find_tuning(caps, family.manifest(), options.problem);
+    explanation.tuning = match.to_string();
+    if (match.entry) ranking = tuned_ranking(*match.entry, ranking);
+  }
+  Plan p = plan(family.manifest(), caps, options, ranking);
   explanation.device = caps.summary();
   explanation.ranking = ranking.rule;
+  std::vector<std::string> notes;
   for (const DriverQuirk& q : driver_quirks(caps)) {
     explanation.quirks.push_back(q.breaks + ": " + q.fatcl_does);
   }
   std::vector<Step> failed;
   for (std::size_t i = 0; i < p.chain.size(); ++i) {
     const Candidate& c = p.chain[i];
-    Attempt a = try_candidate(context, device, caps, family, *c.variant, c.tier, options);
+    Attempt a =
+        try_candidate(context, device, caps, family, *c.variant, c.tier, options, *store, notes);
     if (!a.failure.empty()) {
       failed.push_back({c.variant->name, c.tier, Step::Outcome::Failed, a.failure});
       continue;
@@ -238,18 +267,17 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
       steps.push_back({rest.variant->name, rest.tier, Step::Outcome::Unneeded, why});
     }
     steps.insert(steps.end(), p.rejected.begin(), p.rejected.end());
+    for (const std::string& n : notes) explanation.tuning += "\n" + n;
     a.loaded.explanation = std::move(explanation);
     return std::move(a.loaded);
   }
   explanation.steps = failed;
   explanation.steps.insert(explanation.steps.end(), p.rejected.begin(), p.rejected.end());
+  for (const std::string& n : notes) explanation.tuning += "\n" + n;
   throw Error("no variant of " + family.manifest().family + " loads on " + caps.device_name +
               ":\n" + explanation.to_string());
 }
 
-void forget_trials() {
-  std::lock_guard<std::mutex> lock(trial_mutex);
-  trial_results().clear();
-}
+void forget_trials() { Store::user()->forget_outcomes(); }
 
 }  // namespace fatcl

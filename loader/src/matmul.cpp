@@ -4,6 +4,9 @@
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <map>
+
+#include "fatcl/store.hpp"
 
 #include "matmul_blocked.hpp"
 #include "matmul_naive.hpp"
@@ -203,13 +206,25 @@ struct Matmul::Impl {
   MatmulKernel kernel = MatmulKernel::Blocked;
   std::array<std::size_t, 2> free_local{16, 16};
   std::size_t k_per_launch = kMatmulMaxKPerLaunch;
+  cl::Context context;
+  cl::Device device;
+  MatmulOptions options;
+  DeviceCaps caps;
+  // Kernels chosen per size class by tuning entries; null: loaded.
+  std::map<std::string, std::unique_ptr<LoadedKernel>> by_class;
 };
 
 Matmul::Matmul(const cl::Context& context, const cl::Device& device, const MatmulOptions& options)
     : impl_(std::make_unique<Impl>()) {
+  impl_->context = context;
+  impl_->device = device;
+  impl_->options = options;
+  if (!impl_->options.store) impl_->options.store = Store::user();
   LoadOptions load_options;
   load_options.variant = options.variant;
   load_options.tier = options.tier;
+  load_options.store = impl_->options.store;
+  load_options.use_tuning = options.use_tuning;
   std::vector<MatmulKernel> families;
   if (!options.variant.empty()) {
     families = {matmul_kernel_of(options.variant)};
@@ -239,6 +254,7 @@ Matmul::Matmul(const cl::Context& context, const cl::Device& device, const Matmu
   steps.insert(steps.end(), passed_over.begin(), passed_over.end());
 
   const DeviceCaps caps = DeviceCaps::query(device);
+  impl_->caps = caps;
   if (has_driver_quirk(caps, "loop-limit-65536")) {
     impl_->k_per_launch = kMatmulMaxKPerLaunchLoopLimited;
   }
@@ -258,6 +274,35 @@ Matmul::Matmul(Matmul&&) noexcept = default;
 Matmul& Matmul::operator=(Matmul&&) noexcept = default;
 
 const LoadedKernel& Matmul::loaded() const { return impl_->loaded; }
+
+const LoadedKernel& Matmul::loaded_for(std::size_t m, std::size_t n, std::size_t k) const {
+  Impl& d = *impl_;
+  if (!d.options.variant.empty() || !d.options.use_tuning || m == 0 || n == 0 || k == 0) {
+    return d.loaded;
+  }
+  const std::vector<std::size_t> problem{m, n, k};
+  const std::string cls = size_class(problem);
+  auto it = d.by_class.find(cls);
+  if (it == d.by_class.end()) {
+    std::unique_ptr<LoadedKernel> chosen;
+    const Family& family = matmul_family(d.kernel);
+    const TuningMatch match = d.options.store->find_tuning(d.caps, family.manifest(), problem);
+    if (match.entry && match.entry->ranking.front().variant != d.loaded.variant.name) {
+      LoadOptions o;
+      o.tier = d.options.tier;
+      o.store = d.options.store;
+      o.problem = problem;
+      try {
+        chosen = std::make_unique<LoadedKernel>(load(d.context, d.device, family, o));
+        if (chosen->variant.name == d.loaded.variant.name) chosen.reset();
+      } catch (const Error&) {
+        chosen.reset();  // the constructor's choice still runs every shape
+      }
+    }
+    it = d.by_class.emplace(cls, std::move(chosen)).first;
+  }
+  return it->second ? *it->second : d.loaded;
+}
 MatmulKernel Matmul::kernel() const { return impl_->kernel; }
 std::array<std::size_t, 2> Matmul::local_size() const {
   return matmul_geometry(impl_->loaded.variant, 1, 1, impl_->free_local).local;
@@ -286,14 +331,15 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
                   std::to_string(needs[i].second * sizeof(float)) + " B");
     }
   }
-  const LaunchGeometry g = matmul_geometry(impl_->loaded.variant, m, n, impl_->free_local);
+  const LoadedKernel& chosen = loaded_for(m, n, k);
+  const LaunchGeometry g = matmul_geometry(chosen.variant, m, n, impl_->free_local);
   std::vector<cl_event> events;
   for (const cl::Event& e : wait) events.push_back(e());
   cl::Event last;
   const std::size_t step = impl_->k_per_launch;
   for (std::size_t k0 = 0; k0 < k; k0 += step) {
     const std::size_t kc = std::min(step, k - k0);
-    last = launch(queue, impl_->loaded.kernel, g, a, b, c, m, n, kc, k, n, n, k0, k0 > 0, events);
+    last = launch(queue, chosen.kernel, g, a, b, c, m, n, kc, k, n, n, k0, k0 > 0, events);
     events = {last()};
   }
   return last;

@@ -122,6 +122,13 @@ std::string Explanation::to_string() const {
     out += "chosen: nothing\n";
   }
   out += "ranking: " + ranking + "\n";
+  if (!tuning.empty()) {
+    std::string t = tuning;
+    for (std::size_t at = t.find('\n'); at != std::string::npos; at = t.find('\n', at + 3)) {
+      t.replace(at, 1, "\n  ");
+    }
+    out += "tuning: " + t + "\n";
+  }
   for (const std::string& q : quirks) out += "driver quirk: " + q + "\n";
   for (const Step& s : steps) {
     std::string name = s.variant + (s.tier ? std::string(" [") + fatcl::to_string(*s.tier) + "]"

@@ -392,3 +392,167 @@ TEST(Auto, UnusableSpirvFallsBackToTheSameVariantsSource) {
 
 }  // namespace
 }  // namespace fatcl
+
+#include "fatcl/store.hpp"
+#include "fatcl/tune.hpp"
+
+namespace fatcl {
+namespace {
+
+// Variants of the blocked family that fit this device, in its ranking.
+std::vector<const Variant*> fitting_blocked() {
+  const Family& f = matmul_family(MatmulKernel::Blocked);
+  const DeviceCaps caps = DeviceCaps::query(runtime().device);
+  std::vector<const Variant*> out;
+  for (const Candidate& c : plan(f.manifest(), caps, {}, f.description().ranking).chain) {
+    if (std::find(out.begin(), out.end(), c.variant) == out.end()) out.push_back(c.variant);
+  }
+  return out;
+}
+
+TuningEntry entry_for_this_device(std::vector<std::size_t> problem,
+                                  const std::vector<const Variant*>& ranking) {
+  const DeviceCaps caps = DeviceCaps::query(runtime().device);
+  TuningEntry e;
+  e.family = "matmul_blocked";
+  e.platform = caps.platform_name;
+  e.device = caps.device_name;
+  e.driver = caps.driver_version;
+  e.problem = std::move(problem);
+  e.measured = "2026-11-30T00:00:00Z";
+  e.fatcl_version = fatcl_version();
+  for (const Variant* v : ranking) e.ranking.push_back({v->name, v->sha256, "source", 1});
+  return e;
+}
+
+// A tuning entry ranks first; Matmul chooses per shape, each choice naming
+// its entry, and computes right with each.
+TEST(Auto, TuningEntriesChoosePerShape) {
+  REQUIRE_RUNTIME();
+  const std::vector<const Variant*> fit = fitting_blocked();
+  ASSERT_GE(fit.size(), 3u);
+  auto store = std::make_shared<Store>();
+  store->put_tuning(entry_for_this_device({64, 64, 64}, {fit[1], fit[0]}));
+  store->put_tuning(entry_for_this_device({8, 512, 64}, {fit[2], fit[0]}));
+  MatmulOptions o;
+  o.kernel = MatmulKernel::Blocked;
+  o.store = store;
+  Matmul matmul(runtime().context, runtime().device, o);
+  const Size square{60, 70, 50}, skinny{9, 500, 60};
+  const LoadedKernel& a = matmul.loaded_for(square.m, square.n, square.k);
+  const LoadedKernel& b = matmul.loaded_for(skinny.m, skinny.n, skinny.k);
+  for (const auto& [k, want, shape] :
+       {std::tuple{&a, fit[1], "64x64x64"}, std::tuple{&b, fit[2], "8x512x64"}}) {
+    const std::string text = k->explanation.to_string();
+    EXPECT_NE(text.find("tuning entry: matmul_blocked on " + runtime().device.getInfo<CL_DEVICE_NAME>()),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find(std::string("for ") + shape + ", measured 2026-11-30T00:00:00Z"),
+              std::string::npos)
+        << text;
+    // The entry's fastest is chosen unless it failed on this driver (said so).
+    if (k->variant.name != want->name) {
+      EXPECT_NE(text.find(want->name + " ["), std::string::npos) << text;
+      EXPECT_NE(text.find("failed"), std::string::npos) << text;
+    }
+  }
+  EXPECT_LE(run_and_compare(matmul, square), 1e-5);
+  EXPECT_LE(run_and_compare(matmul, skinny), 1e-5);
+  // Without tuning: the family's ranking, and the explanation says nothing of entries.
+  o.use_tuning = false;
+  Matmul plain(runtime().context, runtime().device, o);
+  EXPECT_EQ(plain.loaded_for(square.m, square.n, square.k).variant.name,
+            plain.loaded().variant.name);
+  EXPECT_EQ(plain.loaded().explanation.tuning, "");
+}
+
+// A build that failed before on this device and driver is not tried again:
+// the store remembers it (here by hand) and the loader moves on, saying why.
+TEST(Auto, RememberedBuildFailureIsNotRetried) {
+  REQUIRE_RUNTIME();
+  const Family& f = matmul_family(MatmulKernel::Blocked);
+  const DeviceCaps caps = DeviceCaps::query(runtime().device);
+  const std::vector<const Variant*> fit = fitting_blocked();
+  ASSERT_GE(fit.size(), 2u);
+  auto store = std::make_shared<Store>();
+  std::string options = "-cl-std=" + f.manifest().language + " " + fit[0]->define_options();
+  for (const DriverQuirk& q : driver_quirks(caps)) {
+    if (!q.source_build_options.empty()) options += " " + q.source_build_options;
+  }
+  store->remember({caps.key(), fit[0]->sha256, Tier::SpirV},
+                  {Outcome::Kind::Build, "remembered failure", ""});
+  store->remember({caps.key(), f.manifest().source_sha256 + " " + options, Tier::Source},
+                  {Outcome::Kind::Build, "remembered failure", ""});
+  MatmulOptions o;
+  o.kernel = MatmulKernel::Blocked;
+  o.store = store;
+  o.use_tuning = false;
+  Matmul matmul(runtime().context, runtime().device, o);
+  EXPECT_NE(matmul.loaded().variant.name, fit[0]->name);
+  const std::string text = matmul.explanation().to_string();
+  EXPECT_NE(text.find("failed to build on this device and driver before (remembered since"),
+            std::string::npos)
+      << text;
+  EXPECT_LE(run_and_compare(matmul, {33, 44, 55}), 1e-5);
+}
+
+// Trial verdicts go to the store's file and are read back by the next
+// process (here: the next Store of the same file).
+TEST(Auto, TrialVerdictsAreKeptOnDisk) {
+  REQUIRE_RUNTIME();
+  char dir_template[] = "/tmp/fatcl-trials-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(dir_template);
+  const std::filesystem::path file = dir / "tuning.json";
+  MatmulOptions o;
+  o.kernel = MatmulKernel::Tiled;
+  o.use_tuning = false;
+  o.store = std::make_shared<Store>(file);
+  Matmul first(runtime().context, runtime().device, o);
+  o.store = std::make_shared<Store>(file);
+  if (first.loaded().settled_by_trial) {
+    EXPECT_GE(o.store->outcome_count(), 1u);
+    Matmul second(runtime().context, runtime().device, o);
+    EXPECT_NE(second.explanation().to_string().find("remembered for this device and driver since"),
+              std::string::npos)
+        << second.explanation().to_string();
+  } else {
+    EXPECT_EQ(o.store->outcome_count(), 0u) << "no trial ran, so nothing to remember";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// fatcl tune on a small problem within a small budget: every measurement
+// checked, the entry ranked fastest first, and the loader follows it.
+TEST(Auto, TuneRanksCheckedMeasurementsAndTheLoaderFollows) {
+  REQUIRE_RUNTIME();
+  TuneOptions o;
+  o.shapes = {{48, 80, 40}};
+  o.budget_seconds = 3;
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& line) { lines.push_back(line); };
+  const TuneReport report = run_tune(runtime().context, runtime().device, o);
+  ASSERT_EQ(report.shapes.size(), 1u);
+  const TuneShapeResult& s = report.shapes[0];
+  ASSERT_FALSE(s.measured.empty());
+  ASSERT_TRUE(s.entry) << report.to_text();
+  for (std::size_t i = 1; i < s.entry->ranking.size(); ++i) {
+    EXPECT_GE(s.entry->ranking[i - 1].gflops, s.entry->ranking[i].gflops);
+  }
+  for (const TuneMeasurement& m : s.measured) {
+    if (m.failure.empty()) EXPECT_TRUE(m.ok) << m.variant;
+  }
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines[0].find("[1/"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("best"), std::string::npos) << lines[0];
+  auto store = std::make_shared<Store>();
+  store->put_tuning(*s.entry);
+  MatmulOptions mo;
+  mo.store = store;
+  Matmul tuned(runtime().context, runtime().device, mo);
+  EXPECT_EQ(tuned.loaded_for(48, 80, 40).variant.name, s.entry->ranking.front().variant)
+      << tuned.loaded_for(48, 80, 40).explanation.to_string();
+  EXPECT_LE(run_and_compare(tuned, {48, 80, 40}), 1e-5);
+}
+
+}  // namespace
+}  // namespace fatcl

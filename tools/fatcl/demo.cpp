@@ -62,15 +62,17 @@ int run_demo(const DemoOptions& options) {
   if (!options.tier.empty()) chosen_options.tier = parse_tier(options.tier);
   auto load_start = std::chrono::steady_clock::now();
   Matmul tiled(context, device, chosen_options);
+  // The variant for this shape: a tuning entry may name another.
+  const LoadedKernel& choice = tiled.loaded_for(options.m, options.n, options.k);
   double load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
           .count();
   say("\nfatcl's choice (loaded in %.0f ms):\n%s", load_ms,
-      tiled.explanation().to_string().c_str());
-  report["choice"] = {{"variant", tiled.loaded().variant.name},
-                      {"tier", to_string(tiled.loaded().tier)},
+      choice.explanation.to_string().c_str());
+  report["choice"] = {{"variant", choice.variant.name},
+                      {"tier", to_string(choice.tier)},
                       {"load_ms", load_ms},
-                      {"explanation", tiled.explanation().to_string()}};
+                      {"explanation", choice.explanation.to_string()}};
   MatmulOptions naive_options;
   naive_options.kernel = MatmulKernel::Naive;
   Matmul naive(context, device, naive_options);
@@ -126,7 +128,7 @@ int run_demo(const DemoOptions& options) {
   auto run_tiled = [&] { return tiled.enqueue(queue, da, db, dc, m, n, k); };
   auto run_naive = [&] { return naive.enqueue(queue, da, db, dc, m, n, k); };
   const std::string tiled_name =
-      "fatcl " + tiled.loaded().variant.name + " [" + to_string(tiled.loaded().tier) + "]";
+      "fatcl " + choice.variant.name + " [" + to_string(choice.tier) + "]";
   verify(tiled_name.c_str(), run_tiled);
   verify("naive", run_naive);
 

@@ -14,6 +14,7 @@ const fatcl::tool::Verb kVerbs[] = {
     {"demo", fatcl::tool::add_demo},
     {"validate", fatcl::tool::add_validate},
     {"bench", fatcl::tool::add_bench},
+    {"tune", fatcl::tool::add_tune},
 };
 
 std::string verb_list() {

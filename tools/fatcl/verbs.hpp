@@ -20,5 +20,6 @@ VerbRun add_devices(CLI::App& app);   // devices.cpp
 VerbRun add_demo(CLI::App& app);      // demo.cpp
 VerbRun add_validate(CLI::App& app);  // validate.cpp
 VerbRun add_bench(CLI::App& app);     // bench.cpp
+VerbRun add_tune(CLI::App& app);      // tune.cpp
 
 }  // namespace fatcl::tool

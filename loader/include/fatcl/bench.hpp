@@ -37,6 +37,12 @@ std::vector<std::size_t> reference_rows(std::size_t m, std::size_t n, std::size_
 // kernels and hands back only its last one's event, and rusticl 22.3's
 // timestamps read zero; one clock for every kernel keeps the ratios honest.
 double median_ms(const cl::CommandQueue& queue, const std::function<void()>& run, int reps);
+// The same for several runs taken in turn (run 0, run 1, ..., run 0, ...), so
+// that a machine that slows down or speeds up mid-way affects each alike:
+// how bench compares one variant's SPIR-V and source tiers.
+std::vector<double> interleaved_median_ms(const cl::CommandQueue& queue,
+                                          const std::vector<std::function<void()>>& runs,
+                                          int reps);
 
 // A kernel from outside fatcl timed next to it (CLBlast's SGEMM): enqueue
 // C = A * B (row-major, M x N x K) and return; "" or the reason it failed.
@@ -50,8 +56,9 @@ struct ExternalKernel {
 struct BenchOptions {
   std::vector<BenchShape> shapes;  // empty: default_shapes()
   std::size_t top = 0;             // blocked variants: the family's top N; 0: every one
-  std::vector<Tier> tiers;         // each fatcl variant in each of these; empty: the loader's
-                                   // choice (the automatic choice always has it)
+  std::vector<Tier> tiers;         // each fatcl variant in each of these (timed in turn);
+                                   // empty: the loader's choice (the automatic choice
+                                   // always has it)
   int repetitions = 5;             // timed runs per kernel and size (median)
   std::vector<ExternalKernel> external;
   // Progress lines ("kernel i of n, size, elapsed"); may be empty.
@@ -72,9 +79,13 @@ struct BenchResult {
 struct BenchSize {
   BenchShape shape;
   std::vector<BenchResult> results;  // in the order run
-  std::string auto_variant;          // what fatcl::Matmul chooses by itself
+  std::string auto_variant;          // what fatcl::Matmul chooses by itself for this shape
   std::string auto_tier;             // and in which tier
+  std::string auto_tuning;           // the tuning entry that decided, or why none did
   double auto_gflops = 0;
+  std::string heuristic_variant;  // what it chooses without the tuning database
+  std::string heuristic_tier;
+  double heuristic_gflops = 0;
   const BenchResult* best_fatcl() const;  // fastest checked fatcl result, or nullptr
   const BenchResult* find(const std::string& kernel, const std::string& variant = "") const;
 };
@@ -84,8 +95,8 @@ struct BenchReport {
   std::string date;    // UTC, ISO 8601
   std::vector<BenchSize> sizes;
   std::string to_text() const;
-  // One document; for each size best_fatcl_vs_clblast (when CLBlast ran) and
-  // auto_vs_best.
+  // One document; for each size best_fatcl_vs_clblast (when CLBlast ran),
+  // auto_vs_best (with the tuning database) and heuristic_vs_best (without).
   std::string to_json() const;
   // GFLOP/s against size, a line per kernel: naive, best tiled, the
   // automatic choice, the best blocked variant, each external kernel.

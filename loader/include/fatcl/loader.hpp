@@ -102,7 +102,8 @@ const char* to_string(Step::Outcome outcome);
 
 struct Explanation {
   std::string device;               // DeviceCaps::summary()
-  std::string ranking;              // the family's ranking rule, in words
+  std::string ranking;              // the ranking rule, in words
+  std::string tuning;               // the tuning entry that decided, or why none did
   std::vector<std::string> quirks;  // known driver quirks that apply, and what fatcl does
   std::vector<Step> steps;
   // Multi-line text: the device, the choice, then every step with its reason.
@@ -152,10 +153,19 @@ std::vector<DriverQuirk> driver_quirks(const DeviceCaps& caps);
 // Whether the quirk of that id applies to the device.
 bool has_driver_quirk(const DeviceCaps& caps, std::string_view id);
 
+class Store;  // fatcl/store.hpp
+
 struct LoadOptions {
   std::string variant;       // only this variant; "" for all
   std::optional<Tier> tier;  // only this tier; none for both
   TrialLaunch trial;         // replaces the family's trial launch
+  // Where trial launches, failed builds and tuning entries are kept; null:
+  // Store::user(), the user's file.
+  std::shared_ptr<Store> store;
+  bool use_tuning = true;  // rank by a matching tuning entry before the family's ranking
+  // The problem's sizes (e.g. M, N, K) for the tuning lookup; empty: the
+  // entry of the largest problem tuned.
+  std::vector<std::size_t> problem;
 };
 
 // A kernel family as embedded by fatcl_add_kernel_variants().
@@ -211,17 +221,19 @@ struct LoadedKernel {
   Explanation explanation;
 };
 
-// Walks the plan's chain (in the family's ranking): SPIR-V -> source -> next
-// variant, checking after each build CL_KERNEL_LOCAL_MEM_SIZE and
-// CL_KERNEL_WORK_GROUP_SIZE. A shortfall in the latter is settled by the
-// trial launch (options.trial, else the family's), remembered in the process
-// per device, driver and build (module hash, or source hash and -D options);
-// without a trial, by the known-quirk table. Throws fatcl::Error carrying the
+// Walks the plan's chain: SPIR-V -> source -> next variant, in the order of
+// a tuning entry for this device, driver and problem where the store has one
+// (Store::find_tuning), else the family's ranking. Checks after each build
+// CL_KERNEL_LOCAL_MEM_SIZE and CL_KERNEL_WORK_GROUP_SIZE. A shortfall in the
+// latter is settled by the trial launch (options.trial, else the family's),
+// without one by the known-quirk table. Trial verdicts and failed builds are
+// remembered in the store per device, driver and build (module hash, or
+// source hash and options) and not repeated. Throws fatcl::Error carrying the
 // whole explanation if nothing in the chain loads.
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
                   const LoadOptions& options = {});
 
-// Forgets the remembered trial launches (tests).
+// Forgets the remembered trial launches and failed builds of Store::user() (tests).
 void forget_trials();
 
 }  // namespace fatcl

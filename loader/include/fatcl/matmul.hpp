@@ -27,6 +27,11 @@ struct MatmulOptions {
   MatmulKernel kernel = MatmulKernel::Auto;
   std::string variant;       // force one variant, e.g. "matmul_tiled_TILE16" (any family)
   std::optional<Tier> tier;  // force one tier
+  // Trial launches, failed builds and tuning entries; null: Store::user().
+  std::shared_ptr<Store> store;
+  // Choose by the store's tuning entries (per problem shape) where they
+  // match; false: the families' own rankings only.
+  bool use_tuning = true;
 };
 
 // The bundled families (manifest, source and SPIR-V embedded in fatcl::matmul),
@@ -63,8 +68,9 @@ class Matmul {
   Matmul(const Matmul&) = delete;
   Matmul& operator=(const Matmul&) = delete;
 
-  // Enqueues C[M x N] = A[M x K] * B[K x N] (row-major float) on `queue` and
-  // returns the event of its last launch (K is split into launches of at
+  // Enqueues C[M x N] = A[M x K] * B[K x N] (row-major float) on `queue`,
+  // with the variant chosen for this shape (loaded_for), and returns the
+  // event of its last launch (K is split into launches of at
   // most kMatmulMaxKPerLaunch, each waiting for the one before). Throws
   // fatcl::Error if M, N or K is 0 or above INT_MAX, if a buffer is smaller
   // than its matrix, or if a launch fails. Not thread-safe: one Matmul per
@@ -73,7 +79,14 @@ class Matmul {
                     const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k,
                     const std::vector<cl::Event>& wait = {}) const;
 
+  // The kernel chosen at construction: by the tuning entry of the largest
+  // problem tuned on this device, else by the family's ranking.
   const LoadedKernel& loaded() const;
+  // The kernel for an M x N x K product: where the store has a tuning entry
+  // nearer to this shape whose fastest variant differs, that variant (built
+  // on first use, its explanation naming the entry), else loaded(). Throws
+  // fatcl::Error like enqueue for a size of 0.
+  const LoadedKernel& loaded_for(std::size_t m, std::size_t n, std::size_t k) const;
   const Explanation& explanation() const { return loaded().explanation; }
   // The family the loaded variant belongs to.
   MatmulKernel kernel() const;

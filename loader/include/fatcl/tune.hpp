@@ -1,0 +1,76 @@
+// fatcl tune: measures the register-blocked SGEMM variants that fit a device,
+// for one or more problem sizes, within a time budget, every result checked
+// against a double-precision reference, and turns the measurements into
+// tuning entries (fatcl/store.hpp) that the loader then trusts.
+//
+// The search: the family's own ranking first, then the variant nearest in
+// parameters to the fastest so far (refining around the best), every third
+// pick the next of the ranking (so a poor start cannot trap it); all of them
+// when the budget allows, which it estimates from the measurements so far.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fatcl/bench.hpp"
+#include "fatcl/store.hpp"
+
+namespace fatcl {
+
+struct TuneOptions {
+  std::vector<BenchShape> shapes;  // empty: default_tune_shapes()
+  double budget_seconds = 30;      // for all shapes together, builds included
+  int repetitions = 5;             // timed launches per variant (median), at least 5
+  std::optional<Tier> tier;        // measure in this tier; none: the loader's choice per variant
+  // Progress lines (variant i of n, elapsed, best so far, time left); may be empty.
+  std::function<void(const std::string&)> progress;
+  // Set (e.g. by a SIGINT handler) to stop after the measurement in flight;
+  // what was measured is kept.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+// CPUs 1024^3; GPUs 4096^3 and 8192^3.
+std::vector<BenchShape> default_tune_shapes(const DeviceCaps& caps);
+
+struct TuneMeasurement {
+  std::string variant;
+  std::string tier;  // the tier it loaded in
+  double ms = 0;     // median launch time
+  double gflops = 0;
+  double relative_error = 0;
+  bool ok = false;
+  std::string failure;  // why it did not run or load, "" if it did
+};
+
+struct TuneShapeResult {
+  BenchShape shape;
+  std::size_t candidates = 0;  // variants that fit the device
+  std::vector<TuneMeasurement> measured;  // in the order measured
+  bool exhaustive = false;                // every candidate measured
+  std::optional<TuningEntry> entry;       // the checked results ranked, if any ran
+};
+
+struct TuneReport {
+  std::string device;  // DeviceCaps::summary()
+  std::string date;
+  std::string timing;  // how launches were timed
+  double seconds = 0;  // wall time
+  bool interrupted = false;
+  std::vector<TuneShapeResult> shapes;
+  std::string to_text() const;
+  std::string to_json() const;
+};
+
+// Runs the search. Throws fatcl::Error if the device cannot be queried or a
+// buffer cannot be allocated; variants that fail are results with reasons.
+TuneReport run_tune(const cl::Context& context, const cl::Device& device,
+                    const TuneOptions& options);
+
+// Parses "30s", "2m", "90" (seconds); throws fatcl::Error naming the text.
+double parse_budget(const std::string& text);
+
+}  // namespace fatcl

@@ -1,0 +1,509 @@
+#include "fatcl/store.hpp"
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "shipped_tuning.hpp"
+
+namespace fatcl {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr const char* kFormat = "fatcl-store";
+constexpr int kFormatVersion = 1;
+
+std::string problem_text(const std::vector<std::size_t>& problem) {
+  std::string out;
+  for (std::size_t s : problem) out += (out.empty() ? "" : "x") + std::to_string(s);
+  return out.empty() ? "(no size)" : out;
+}
+
+bool device_matches(const std::string& pattern, const std::string& name) {
+  if (pattern.find('*') == std::string::npos) return pattern == name;
+  return fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
+}
+
+// Log2 distance between two problems of as many sizes; -1 if they differ in count.
+double distance(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+  if (a.size() != b.size()) return -1;
+  double d = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    d += std::fabs(std::log2(double(std::max<std::size_t>(1, a[i]))) -
+                   std::log2(double(std::max<std::size_t>(1, b[i]))));
+  }
+  return d;
+}
+
+std::string tier_of(const std::string& text, const std::string& where) {
+  if (text == "spirv" || text == "source") return text;
+  throw Error(where + ": tier \"" + text.substr(0, 40) + "\" is neither spirv nor source");
+}
+
+template <typename T>
+T field(const json& j, const char* key, const std::string& where) {
+  if (!j.is_object() || !j.contains(key)) throw Error(where + ": \"" + key + "\" is missing");
+  const json& v = j.at(key);
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!v.is_string()) throw Error(where + ": \"" + key + "\" is not a string");
+    return v.get<std::string>();
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (!v.is_number()) throw Error(where + ": \"" + key + "\" is not a number");
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < 0) throw Error(where + ": \"" + key + "\" is not a finite number >= 0");
+    return d;
+  } else {
+    static_assert(std::is_same_v<T, std::size_t>);
+    if (!v.is_number_unsigned()) throw Error(where + ": \"" + key + "\" is not a whole number >= 0");
+    return v.get<std::size_t>();
+  }
+}
+
+json to_json(const TuningEntry& e) {
+  json ranking = json::array();
+  for (const TunedVariant& v : e.ranking) {
+    ranking.push_back(
+        {{"variant", v.variant}, {"sha256", v.sha256}, {"tier", v.tier}, {"gflops", v.gflops}});
+  }
+  return {{"family", e.family},     {"platform", e.platform},
+          {"device", e.device},     {"driver", e.driver},
+          {"problem", e.problem},   {"size_class", e.size_class()},
+          {"measured", e.measured}, {"fatcl_version", e.fatcl_version},
+          {"ranking", ranking}};
+}
+
+TuningEntry entry_from_json(const json& j, const std::string& where) {
+  TuningEntry e;
+  e.family = field<std::string>(j, "family", where);
+  e.platform = field<std::string>(j, "platform", where);
+  e.device = field<std::string>(j, "device", where);
+  e.driver = field<std::string>(j, "driver", where);
+  e.measured = field<std::string>(j, "measured", where);
+  e.fatcl_version = field<std::string>(j, "fatcl_version", where);
+  const std::string at = where + " (" + e.family + " on " + e.device.substr(0, 80) + ")";
+  if (!j.contains("problem") || !j.at("problem").is_array() || j.at("problem").empty() ||
+      j.at("problem").size() > 8) {
+    throw Error(at + ": \"problem\" is not a list of 1 to 8 sizes");
+  }
+  for (const json& s : j.at("problem")) {
+    if (!s.is_number_unsigned() || s.get<std::size_t>() == 0 ||
+        s.get<std::size_t>() > (std::size_t(1) << 40)) {
+      throw Error(at + ": \"problem\" holds a size that is not a whole number from 1 to 2^40");
+    }
+    e.problem.push_back(s.get<std::size_t>());
+  }
+  if (!j.contains("ranking") || !j.at("ranking").is_array() || j.at("ranking").empty()) {
+    throw Error(at + ": \"ranking\" is not a non-empty list");
+  }
+  for (std::size_t i = 0; i < j.at("ranking").size(); ++i) {
+    const json& r = j.at("ranking")[i];
+    const std::string rw = at + " ranking[" + std::to_string(i) + "]";
+    TunedVariant v;
+    v.variant = field<std::string>(r, "variant", rw);
+    v.sha256 = field<std::string>(r, "sha256", rw);
+    v.tier = tier_of(field<std::string>(r, "tier", rw), rw);
+    v.gflops = field<double>(r, "gflops", rw);
+    e.ranking.push_back(std::move(v));
+  }
+  return e;
+}
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string same_entry_key(const TuningEntry& e) {
+  return e.family + "|" + e.platform + "|" + e.device + "|" + e.driver + "|" + e.size_class();
+}
+
+// An exclusive lock on `<path>.lock`, released on destruction.
+class FileLock {
+ public:
+  explicit FileLock(const fs::path& path) {
+    const std::string lock = path.string() + ".lock";
+    fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error("cannot open the lock file " + lock + ": " + std::strerror(errno));
+    while (flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        const int e = errno;
+        ::close(fd_);
+        throw Error("cannot lock " + lock + ": " + std::strerror(e));
+      }
+    }
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+void write_atomic(const fs::path& path, const std::string& text) {
+  std::error_code ec;
+  if (!path.parent_path().empty()) fs::create_directories(path.parent_path(), ec);
+  if (ec) throw Error("cannot create " + path.parent_path().string() + ": " + ec.message());
+  std::string tmp = path.string() + ".XXXXXX";
+  const int fd = mkstemp(tmp.data());
+  if (fd < 0) throw Error("cannot create a temporary file beside " + path.string() + ": " + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int e = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw Error("cannot write " + tmp + ": " + std::strerror(e));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::fchmod(fd, 0644) != 0 || ::close(fd) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    throw Error("cannot finish " + tmp + ": " + std::strerror(e));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    throw Error("cannot rename " + tmp + " to " + path.string() + ": " + std::strerror(e));
+  }
+}
+
+// Reads `path` into the two lists: "" if it does not exist or was read,
+// else why it cannot be used.
+std::string read_store(const fs::path& path, std::vector<TuningEntry>* tuning,
+                       std::vector<std::pair<BuildKey, Outcome>>* outcomes) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return "";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "cannot be read (" + std::string(std::strerror(errno)) + ")";
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    Store::parse(text.str(), path.string(), tuning, outcomes);
+  } catch (const Error& e) {
+    tuning->clear();
+    outcomes->clear();
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+const char* fatcl_version() { return FATCL_VERSION; }
+
+std::string size_class(const std::vector<std::size_t>& problem) {
+  std::string out;
+  for (std::size_t s : problem) {
+    const int e = static_cast<int>(std::lround(std::log2(double(std::max<std::size_t>(1, s)))));
+    out += (out.empty() ? "" : "x") + std::string("2^") + std::to_string(e);
+  }
+  return out;
+}
+
+std::string TuningEntry::size_class() const { return fatcl::size_class(problem); }
+
+std::string TuningEntry::describe() const {
+  return family + " on " + device + " (driver " + driver + ") for " + problem_text(problem) +
+         ", measured " + measured + " by fatcl " + fatcl_version + " (" + origin + ")";
+}
+
+std::string TuningMatch::to_string() const {
+  std::string out;
+  if (!problem_note.empty()) out += problem_note + "\n";
+  if (entry) {
+    out += "tuning entry: " + entry->describe() + "; " + std::to_string(entry->ranking.size()) +
+           " variants ranked by measured speed, fastest " + entry->ranking.front().variant + " (" +
+           std::to_string(static_cast<long long>(entry->ranking.front().gflops)) + " GFLOP/s)";
+  } else {
+    out += "no tuning entry for this device and driver: the family's own ranking";
+  }
+  for (const std::string& p : passed_over) out += "\npassed over: " + p;
+  return out;
+}
+
+std::string BuildKey::to_string() const {
+  return device + "|" + built + "|" + fatcl::to_string(tier);
+}
+
+struct Store::Impl {
+  fs::path path;
+  std::string problem;
+  mutable std::mutex mutex;
+  std::vector<TuningEntry> tuning;
+  std::map<std::string, std::pair<BuildKey, Outcome>> outcomes;  // by BuildKey::to_string()
+};
+
+Store::Store() : impl_(std::make_unique<Impl>()) {}
+
+Store::Store(fs::path path) : impl_(std::make_unique<Impl>()) {
+  impl_->path = std::move(path);
+  std::vector<std::pair<BuildKey, Outcome>> outcomes;
+  impl_->problem = read_store(impl_->path, &impl_->tuning, &outcomes);
+  for (auto& [k, o] : outcomes) impl_->outcomes[k.to_string()] = {k, o};
+}
+
+Store::~Store() = default;
+
+fs::path Store::user_path() {
+  if (const char* t = std::getenv("FATCL_TUNING")) {
+    const std::string v = t;
+    if (v == "off" || v == "0" || v.empty()) return {};
+    return v;
+  }
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && *x) {
+    return fs::path(x) / "fatcl" / "tuning.json";
+  }
+  if (const char* h = std::getenv("HOME"); h && *h) {
+    return fs::path(h) / ".config" / "fatcl" / "tuning.json";
+  }
+  return {};
+}
+
+std::shared_ptr<Store> Store::user() {
+  static std::mutex mutex;
+  static std::shared_ptr<Store> store;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!store) {
+    const fs::path p = user_path();
+    store = p.empty() ? std::make_shared<Store>() : std::make_shared<Store>(p);
+  }
+  return store;
+}
+
+const fs::path& Store::path() const { return impl_->path; }
+
+std::string Store::problem() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->problem;
+}
+
+const std::vector<TuningEntry>& Store::shipped() {
+  static const std::vector<TuningEntry> entries = [] {
+    std::vector<TuningEntry> tuning;
+    std::vector<std::pair<BuildKey, Outcome>> outcomes;
+    parse(std::string(detail::kShippedTuning), "shipped with fatcl", &tuning, &outcomes);
+    return tuning;
+  }();
+  return entries;
+}
+
+void Store::parse(const std::string& text, const std::string& origin,
+                  std::vector<TuningEntry>* tuning,
+                  std::vector<std::pair<BuildKey, Outcome>>* outcomes) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw Error("tuning database " + origin + " is not JSON (" + std::string(e.what()).substr(0, 200) + ")");
+  }
+  const std::string where = "tuning database " + origin;
+  if (!j.is_object() || !j.contains("format") || j.at("format") != kFormat) {
+    throw Error(where + " is not a fatcl store (no \"format\": \"" + kFormat + "\")");
+  }
+  const std::size_t version = field<std::size_t>(j, "version", where);
+  if (version != kFormatVersion) {
+    throw Error(where + " has format version " + std::to_string(version) + "; this fatcl reads " +
+                std::to_string(kFormatVersion));
+  }
+  if (j.contains("tuning")) {
+    if (!j.at("tuning").is_array()) throw Error(where + ": \"tuning\" is not a list");
+    for (std::size_t i = 0; i < j.at("tuning").size(); ++i) {
+      TuningEntry e = entry_from_json(j.at("tuning")[i], where + " tuning[" + std::to_string(i) + "]");
+      e.origin = origin;
+      tuning->push_back(std::move(e));
+    }
+  }
+  if (j.contains("outcomes")) {
+    if (!j.at("outcomes").is_array()) throw Error(where + ": \"outcomes\" is not a list");
+    for (std::size_t i = 0; i < j.at("outcomes").size(); ++i) {
+      const json& o = j.at("outcomes")[i];
+      const std::string ow = where + " outcomes[" + std::to_string(i) + "]";
+      BuildKey k;
+      k.device = field<std::string>(o, "device", ow);
+      k.built = field<std::string>(o, "built", ow);
+      k.tier = parse_tier(tier_of(field<std::string>(o, "tier", ow), ow));
+      Outcome out;
+      const std::string kind = field<std::string>(o, "kind", ow);
+      if (kind != "trial" && kind != "build") {
+        throw Error(ow + ": kind \"" + kind.substr(0, 40) + "\" is neither trial nor build");
+      }
+      out.kind = kind == "trial" ? Outcome::Kind::Trial : Outcome::Kind::Build;
+      out.verdict = field<std::string>(o, "verdict", ow);
+      out.date = field<std::string>(o, "date", ow);
+      outcomes->emplace_back(std::move(k), std::move(out));
+    }
+  }
+}
+
+TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
+                               const std::vector<std::size_t>& problem) const {
+  TuningMatch match;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (!impl_->problem.empty()) {
+    match.problem_note = "the tuning database " + impl_->path.string() + " is not used: " + impl_->problem;
+  }
+  std::vector<const TuningEntry*> all;
+  for (const TuningEntry& e : impl_->tuning) all.push_back(&e);
+  for (const TuningEntry& e : shipped()) all.push_back(&e);
+  double best = 0;
+  for (const TuningEntry* e : all) {
+    if (e->family != family.family || e->platform != caps.platform_name ||
+        !device_matches(e->device, caps.device_name)) {
+      continue;
+    }
+    const std::string who = e->describe();
+    if (e->driver != caps.driver_version) {
+      match.passed_over.push_back(who + ": measured with driver " + e->driver +
+                                  ", the device has " + caps.driver_version);
+      continue;
+    }
+    std::string changed;
+    for (const TunedVariant& t : e->ranking) {
+      const Variant* v = nullptr;
+      for (const Variant& candidate : family.variants) {
+        if (candidate.name == t.variant) v = &candidate;
+      }
+      if (!v) {
+        changed = "variant " + t.variant + " is no longer in the family";
+      } else if (v->sha256 != t.sha256) {
+        changed = "the module of " + t.variant + " changed since (SHA-256 " + t.sha256.substr(0, 12) +
+                  "..., now " + v->sha256.substr(0, 12) + "...)";
+      }
+      if (!changed.empty()) break;
+    }
+    if (!changed.empty()) {
+      match.passed_over.push_back(who + ": " + changed);
+      continue;
+    }
+    double score;  // lower is better
+    if (problem.empty()) {
+      double volume = 0;
+      for (std::size_t s : e->problem) volume += std::log2(double(s));
+      score = -volume;
+    } else {
+      score = distance(e->problem, problem);
+      if (score < 0) {
+        match.passed_over.push_back(who + ": measured for " + std::to_string(e->problem.size()) +
+                                    " sizes, the problem has " + std::to_string(problem.size()));
+        continue;
+      }
+      if (score > 3.0) {
+        match.passed_over.push_back(who + ": more than a factor 8 from " + problem_text(problem));
+        continue;
+      }
+    }
+    if (!match.entry || score < best) {
+      match.entry = e;
+      best = score;
+    }
+  }
+  return match;
+}
+
+std::vector<TuningEntry> Store::tuning() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->tuning;
+}
+
+void Store::put_tuning(TuningEntry entry) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  entry.origin = impl_->path.empty() ? "in memory" : impl_->path.string();
+  const std::string key = same_entry_key(entry);
+  for (TuningEntry& e : impl_->tuning) {
+    if (same_entry_key(e) == key) {
+      e = std::move(entry);
+      return;
+    }
+  }
+  impl_->tuning.push_back(std::move(entry));
+}
+
+std::optional<Outcome> Store::outcome(const BuildKey& key) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  auto it = impl_->outcomes.find(key.to_string());
+  if (it == impl_->outcomes.end()) return std::nullopt;
+  return it->second.second;
+}
+
+void Store::remember(const BuildKey& key, Outcome outcome) {
+  if (outcome.date.empty()) outcome.date = now_utc();
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->outcomes[key.to_string()] = {key, std::move(outcome)};
+}
+
+void Store::forget_outcomes() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->outcomes.clear();
+}
+
+std::size_t Store::outcome_count() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->outcomes.size();
+}
+
+void Store::save() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (impl_->path.empty()) return;
+  if (!impl_->problem.empty()) {
+    throw Error("not writing " + impl_->path.string() + ", which is left as found: " + impl_->problem);
+  }
+  std::error_code ec;
+  if (!impl_->path.parent_path().empty()) fs::create_directories(impl_->path.parent_path(), ec);
+  if (ec) throw Error("cannot create " + impl_->path.parent_path().string() + ": " + ec.message());
+  FileLock file_lock(impl_->path);
+  // What other processes wrote since we read, under ours.
+  std::vector<TuningEntry> theirs;
+  std::vector<std::pair<BuildKey, Outcome>> their_outcomes;
+  const std::string why = read_store(impl_->path, &theirs, &their_outcomes);
+  if (!why.empty()) {
+    throw Error("not writing " + impl_->path.string() + ", which changed into something else: " + why);
+  }
+  for (const TuningEntry& e : theirs) {
+    bool ours = false;
+    for (const TuningEntry& mine : impl_->tuning) ours = ours || same_entry_key(mine) == same_entry_key(e);
+    if (!ours) impl_->tuning.push_back(e);
+  }
+  for (auto& [k, o] : their_outcomes) impl_->outcomes.emplace(k.to_string(), std::pair{k, o});
+
+  json doc = {{"format", kFormat}, {"version", kFormatVersion}, {"tuning", json::array()},
+              {"outcomes", json::array()}};
+  for (const TuningEntry& e : impl_->tuning) doc["tuning"].push_back(to_json(e));
+  for (const auto& [key, value] : impl_->outcomes) {
+    const auto& [k, o] = value;
+    doc["outcomes"].push_back({{"device", k.device},
+                               {"built", k.built},
+                               {"tier", fatcl::to_string(k.tier)},
+                               {"kind", o.kind == Outcome::Kind::Trial ? "trial" : "build"},
+                               {"verdict", o.verdict},
+                               {"date", o.date}});
+  }
+  write_atomic(impl_->path, doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+}
+
+}  // namespace fatcl

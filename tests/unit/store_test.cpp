@@ -1,0 +1,258 @@
+// The tuning database and remembered outcomes: lookups on synthetic devices,
+// files that are corrupt, foreign or of a future format, and writes that a
+// kill cannot leave half done.
+#include "fatcl/store.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "fatcl/tune.hpp"
+#include "temp_dir.hpp"
+#include "test_manifests.hpp"
+
+namespace fatcl {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+
+DeviceCaps h200() {
+  DeviceCaps caps;
+  caps.platform_name = "NVIDIA CUDA";
+  caps.device_name = "NVIDIA H200";
+  caps.driver_version = "580.159.04";
+  caps.device_version = "OpenCL 3.0 CUDA";
+  caps.cl_major = 3;
+  caps.cl_minor = 0;
+  return caps;
+}
+
+// An entry for the tiled test family ranking `first` then `second`.
+TuningEntry entry(const Manifest& m, std::vector<std::size_t> problem, const std::string& first,
+                  const std::string& second) {
+  TuningEntry e;
+  e.family = m.family;
+  e.platform = "NVIDIA CUDA";
+  e.device = "NVIDIA H200";
+  e.driver = "580.159.04";
+  e.problem = std::move(problem);
+  e.measured = "2026-11-30T12:00:00Z";
+  e.fatcl_version = fatcl_version();
+  for (const std::string& name : {first, second}) {
+    e.ranking.push_back({name, m.variant(name).sha256, "source", 1000});
+  }
+  return e;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(Store, NearestSizeClassOfTheSameDriverDecides) {
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  Store store;
+  store.put_tuning(entry(m, {4096, 4096, 4096}, "matmul_tiled_TILE16", "matmul_tiled_TILE8"));
+  store.put_tuning(entry(m, {8192, 64, 8192}, "matmul_tiled_TILE4", "matmul_tiled_TILE8"));
+  TuningMatch square = store.find_tuning(h200(), m, {4000, 4000, 4000});
+  ASSERT_TRUE(square.entry);
+  EXPECT_EQ(square.entry->ranking.front().variant, "matmul_tiled_TILE16");
+  EXPECT_NE(square.to_string().find("measured 2026-11-30T12:00:00Z"), std::string::npos)
+      << square.to_string();
+  TuningMatch skinny = store.find_tuning(h200(), m, {8192, 64, 8192});
+  ASSERT_TRUE(skinny.entry);
+  EXPECT_EQ(skinny.entry->ranking.front().variant, "matmul_tiled_TILE4");
+  // No problem given: the largest tuned.
+  ASSERT_TRUE(store.find_tuning(h200(), m, {}).entry);
+  EXPECT_EQ(store.find_tuning(h200(), m, {}).entry->problem,
+            (std::vector<std::size_t>{4096, 4096, 4096}));
+  // Far from every entry: passed over, with the reason.
+  TuningMatch tiny = store.find_tuning(h200(), m, {16, 16, 16});
+  EXPECT_FALSE(tiny.entry);
+  EXPECT_NE(tiny.to_string().find("more than a factor 8"), std::string::npos) << tiny.to_string();
+  // Replacing an entry of the same class keeps one.
+  store.put_tuning(entry(m, {4000, 4100, 4096}, "matmul_tiled_TILE32", "matmul_tiled_TILE8"));
+  EXPECT_EQ(store.tuning().size(), 2u);
+}
+
+TEST(Store, AnotherDriverOrChangedModulesArePassedOverWithTheReason) {
+  Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  Store store;
+  store.put_tuning(entry(m, {4096, 4096, 4096}, "matmul_tiled_TILE16", "matmul_tiled_TILE8"));
+  DeviceCaps newer = h200();
+  newer.driver_version = "590.1";
+  TuningMatch other_driver = store.find_tuning(newer, m, {4096, 4096, 4096});
+  EXPECT_FALSE(other_driver.entry);
+  EXPECT_NE(other_driver.to_string().find("measured with driver 580.159.04, the device has 590.1"),
+            std::string::npos)
+      << other_driver.to_string();
+  for (Variant& v : m.variants) {
+    if (v.name == "matmul_tiled_TILE8") v.sha256 = std::string(64, 'e');
+  }
+  TuningMatch rebuilt = store.find_tuning(h200(), m, {4096, 4096, 4096});
+  EXPECT_FALSE(rebuilt.entry);
+  EXPECT_NE(rebuilt.to_string().find("the module of matmul_tiled_TILE8 changed since"),
+            std::string::npos)
+      << rebuilt.to_string();
+  // Another device: not an entry for it at all.
+  DeviceCaps other = h200();
+  other.device_name = "NVIDIA H100";
+  EXPECT_TRUE(store.find_tuning(other, test::tiled_manifest({4, 8, 16, 32}), {}).passed_over.empty());
+}
+
+TEST(Store, SavedEntriesAndOutcomesReadBack) {
+  TempDir dir;
+  const fs::path path = dir.path / "sub" / "tuning.json";
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  {
+    Store store(path);
+    EXPECT_EQ(store.problem(), "");
+    store.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4"));
+    store.remember({"dev|1", "abc", Tier::SpirV}, {Outcome::Kind::Trial, "", ""});
+    store.remember({"dev|1", "def -DTILE=8", Tier::Source},
+                   {Outcome::Kind::Build, "clBuildProgram failed", ""});
+    store.save();
+  }
+  Store again(path);
+  EXPECT_EQ(again.problem(), "");
+  ASSERT_EQ(again.tuning().size(), 1u);
+  EXPECT_EQ(again.tuning()[0].ranking.front().variant, "matmul_tiled_TILE8");
+  EXPECT_EQ(again.tuning()[0].origin, path.string());
+  ASSERT_TRUE(again.outcome({"dev|1", "abc", Tier::SpirV}));
+  EXPECT_EQ(again.outcome({"dev|1", "abc", Tier::SpirV})->verdict, "");
+  const auto build = again.outcome({"dev|1", "def -DTILE=8", Tier::Source});
+  ASSERT_TRUE(build);
+  EXPECT_EQ(build->kind, Outcome::Kind::Build);
+  EXPECT_EQ(build->verdict, "clBuildProgram failed");
+  EXPECT_FALSE(build->date.empty());
+  EXPECT_FALSE(again.outcome({"dev|2", "abc", Tier::SpirV}));
+}
+
+// Two stores of one file each add their own entry: both survive.
+TEST(Store, ConcurrentWritersMergeUnderTheLock) {
+  TempDir dir;
+  const fs::path path = dir.path / "tuning.json";
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  Store a(path), b(path);
+  a.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4"));
+  b.put_tuning(entry(m, {4096, 4096, 4096}, "matmul_tiled_TILE16", "matmul_tiled_TILE4"));
+  b.remember({"dev", "x", Tier::Source}, {Outcome::Kind::Trial, "", ""});
+  a.save();
+  b.save();
+  Store both(path);
+  EXPECT_EQ(both.tuning().size(), 2u);
+  EXPECT_EQ(both.outcome_count(), 1u);
+}
+
+TEST(Store, CorruptForeignOrFutureFilesAreLeftAsFoundWithTheReason) {
+  TempDir dir;
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  const struct {
+    const char* text;
+    const char* reason;
+  } cases[] = {
+      {"{\"format\": \"fatcl-store\", \"version\": 1, \"tuning\": [", "is not JSON"},
+      {"[1, 2, 3]", "is not a fatcl store"},
+      {"{\"format\": \"clblast-db\"}", "is not a fatcl store"},
+      {"{\"format\": \"fatcl-store\", \"version\": 7}", "has format version 7; this fatcl reads 1"},
+      {"{\"format\": \"fatcl-store\", \"version\": 1, \"tuning\": [{\"family\": 3}]}",
+       "\"family\" is not a string"},
+      {"{\"format\": \"fatcl-store\", \"version\": 1, \"tuning\": [{\"family\": \"f\", "
+       "\"platform\": \"p\", \"device\": \"d\", \"driver\": \"1\", \"measured\": \"t\", "
+       "\"fatcl_version\": \"0\", \"problem\": [0], \"ranking\": []}]}",
+       "\"problem\" holds a size that is not a whole number"},
+      {"{\"format\": \"fatcl-store\", \"version\": 1, \"outcomes\": [{\"device\": \"d\", "
+       "\"built\": \"b\", \"tier\": \"ptx\", \"kind\": \"trial\", \"verdict\": \"\", \"date\": "
+       "\"t\"}]}",
+       "tier \"ptx\" is neither spirv nor source"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    const fs::path path = dir.path / "tuning.json";
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << c.text;
+    Store store(path);
+    EXPECT_NE(store.problem().find(c.reason), std::string::npos) << store.problem();
+    EXPECT_NE(store.problem().find(path.string()), std::string::npos) << store.problem();
+    // Lookups still answer (shipped entries, then the family's ranking) and say why.
+    const TuningMatch match = store.find_tuning(h200(), m, {1024, 1024, 1024});
+    EXPECT_NE(match.to_string().find("is not used"), std::string::npos) << match.to_string();
+    store.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4"));
+    try {
+      store.save();
+      ADD_FAILURE() << "saved over a file it could not read";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("left as found"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(read(path), c.text);
+  }
+}
+
+// A writer killed at any moment leaves the previous file or the new one,
+// never a part: the rename is atomic.
+TEST(Store, AKilledWriterLeavesAReadableFile) {
+  TempDir dir;
+  const fs::path path = dir.path / "tuning.json";
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  {
+    Store first(path);
+    first.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4"));
+    first.save();
+  }
+  for (int round = 0; round < 20; ++round) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      Store store(path);
+      for (int i = 0;; ++i) {
+        // A large store, rewritten over and over until killed.
+        store.remember({"dev", "module " + std::to_string(i), Tier::SpirV},
+                       {Outcome::Kind::Trial, std::string(2000, 'x'), ""});
+        store.save();
+      }
+    }
+    usleep(static_cast<useconds_t>(2000 + round * 1500));
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    Store after(path);
+    ASSERT_EQ(after.problem(), "") << "round " << round;
+    ASSERT_EQ(after.tuning().size(), 1u);
+  }
+}
+
+TEST(Store, ShippedEntriesParse) {
+  for (const TuningEntry& e : Store::shipped()) {
+    EXPECT_EQ(e.origin, "shipped with fatcl");
+    EXPECT_FALSE(e.ranking.empty()) << e.describe();
+  }
+}
+
+TEST(Store, SizeClassesRoundToPowersOfTwo) {
+  EXPECT_EQ(size_class({1024, 1000, 1500}), "2^10x2^10x2^11");
+  EXPECT_EQ(size_class({1, 64, 8192}), "2^0x2^6x2^13");
+}
+
+TEST(Tune, BudgetsParseOrNameTheFault) {
+  EXPECT_EQ(parse_budget("30s"), 30);
+  EXPECT_EQ(parse_budget("2m"), 120);
+  EXPECT_EQ(parse_budget("90"), 90);
+  for (const char* bad : {"", "0", "-5s", "fast", "3h", "1e9"}) {
+    SCOPED_TRACE(bad);
+    try {
+      parse_budget(bad);
+      ADD_FAILURE() << "accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a duration"), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fatcl

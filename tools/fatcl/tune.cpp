@@ -1,0 +1,91 @@
+// fatcl tune: measures the blocked SGEMM variants that fit one device within a
+// time budget and records the ranking in the tuning database, which the
+// loader then trusts (fatcl::run_tune and fatcl::Store do the work).
+#include "fatcl/tune.hpp"
+
+#include <csignal>
+#include <cstdio>
+
+#include "verbs.hpp"
+
+namespace fatcl::tool {
+namespace {
+
+std::atomic<bool> interrupted{false};
+extern "C" void on_sigint(int) { interrupted.store(true); }
+
+}  // namespace
+
+VerbRun add_tune(CLI::App& app) {
+  struct Options {
+    std::string platform, sizes, budget = "30s", tier, database;
+    std::size_t device = 0;
+    int reps = 5;
+    bool json = false, save = true;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "tune",
+      "measure the blocked SGEMM variants that fit one device within a time budget, each result "
+      "checked, and record their ranking in the tuning database the loader uses; progress on "
+      "stderr, Ctrl-C keeps what was measured");
+  cmd->add_option("--platform", o->platform, "substring of the platform name");
+  cmd->add_option("--device", o->device, "device index within the platform");
+  cmd->add_option("--sizes", o->sizes,
+                  "comma-separated N or MxNxK, one tuning entry each (default: CPU 1024, GPU "
+                  "4096 and 8192)");
+  cmd->add_option("--budget", o->budget, "time for all sizes, builds included: 30s, 2m, 90");
+  cmd->add_option("--reps", o->reps, "timed launches per variant, median (5 to 100)")
+      ->check(CLI::Range(5, 100));
+  cmd->add_option("--tier", o->tier, "measure in this tier (spirv or source; default: the "
+                                     "loader's choice per variant)");
+  cmd->add_option("--database", o->database,
+                  "the tuning database to update (default: FATCL_TUNING, else "
+                  "$XDG_CONFIG_HOME/fatcl/tuning.json)");
+  cmd->add_flag("!--no-save", o->save, "measure and print only");
+  cmd->add_flag("--json", o->json, "print one JSON document to stdout");
+  return [o] {
+    TuneOptions options;
+    options.budget_seconds = parse_budget(o->budget);
+    if (!o->sizes.empty()) options.shapes = parse_shapes(o->sizes);
+    if (!o->tier.empty()) options.tier = parse_tier(o->tier);
+    options.repetitions = o->reps;
+    options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    options.stop = &interrupted;
+    // The database first: a file that cannot be used stops before any work.
+    std::shared_ptr<Store> store;
+    if (o->save) {
+      const std::filesystem::path path =
+          o->database.empty() ? Store::user_path() : std::filesystem::path(o->database);
+      if (path.empty()) throw Error("no tuning database: FATCL_TUNING is off (use --database)");
+      store = std::make_shared<Store>(path);
+      if (!store->problem().empty()) {
+        throw Error("the tuning database " + path.string() + " is left as found: " +
+                    store->problem());
+      }
+    }
+    const cl::Device device = pick_device(o->platform, o->device);
+    cl_int err = CL_SUCCESS;
+    const cl::Context context(device, nullptr, nullptr, nullptr, &err);
+    check_cl(err, "clCreateContext");
+    std::signal(SIGINT, on_sigint);
+    const TuneReport report = run_tune(context, device, options);
+    std::signal(SIGINT, SIG_DFL);
+    std::fputs((o->json ? report.to_json() : report.to_text()).c_str(), stdout);
+    if (store) {
+      std::size_t entries = 0;
+      for (const TuneShapeResult& s : report.shapes) {
+        if (s.entry) {
+          store->put_tuning(*s.entry);
+          ++entries;
+        }
+      }
+      store->save();
+      std::fprintf(stderr, "fatcl tune: %zu tuning entr%s written to %s\n", entries,
+                   entries == 1 ? "y" : "ies", store->path().c_str());
+    }
+    return report.interrupted ? 130 : 0;
+  };
+}
+
+}  // namespace fatcl::tool
