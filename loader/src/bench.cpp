@@ -3,8 +3,6 @@
 // zero; CLBlast hands back only its last kernel's event), median of runs.
 #include "fatcl/bench.hpp"
 
-#include "measure.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -14,6 +12,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
+
+#include "measure.hpp"
 
 namespace fatcl {
 namespace {
@@ -114,7 +114,8 @@ std::optional<TierComparison> compare_tiers(const BenchSize& s) {
     }
   }
   for (const BenchResult& b : s.results) {
-    if (b.tier == "source" && b.ok && b.failure.empty()) best_source = std::max(best_source, b.gflops);
+    if (b.tier == "source" && b.ok && b.failure.empty())
+      best_source = std::max(best_source, b.gflops);
   }
   if (t.variants == 0 || best_source == 0) return std::nullopt;
   t.geomean = std::exp(log_sum / double(t.variants));
@@ -125,9 +126,9 @@ std::optional<TierComparison> compare_tiers(const BenchSize& s) {
 // GFLOP/s of a choice: its result above if that variant and tier ran, else
 // measured now (listed as kernel "auto").
 template <typename Progress>
-double choice_gflops(const cl::CommandQueue& queue, const Problem& p, int reps, const Matmul& matmul,
-                     BenchSize& size, const std::string& variant, const std::string& tier,
-                     const Progress& progress) {
+double choice_gflops(const cl::CommandQueue& queue, const Problem& p, int reps,
+                     const Matmul& matmul, BenchSize& size, const std::string& variant,
+                     const std::string& tier, const Progress& progress) {
   const BenchShape& s = p.shape;
   for (const BenchResult& r : size.results) {
     if (r.variant == variant && r.tier == tier && r.failure.empty()) {
@@ -330,7 +331,7 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
       }
     }
   }
-  const std::size_t total = shapes.size() * (entries.size() + 1 + options.external.size());
+  const std::size_t total = shapes.size() * (entries.size() + 2 + options.external.size());
   std::size_t done = 0;
   const auto start = std::chrono::steady_clock::now();
   auto progress = [&](const BenchShape& s, const std::string& what) {
@@ -381,6 +382,10 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
     }
     std::vector<BenchResult*> results;
     for (std::size_t slot : slots) results.push_back(&size.results[slot]);
+    if (options.progress) {
+      options.progress(s.label() + ": checking, then timing the " + std::to_string(runs.size()) +
+                       " kernels in turn, " + std::to_string(reps) + " rounds");
+    }
     measure(queue, p, reps, runs, results);
     // The automatic choice with the tuning database (per shape), and the
     // families' own ranking without it.
@@ -433,17 +438,16 @@ std::string BenchReport::to_text() const {
         out += "  " + r->kernel + " " + r->variant + ": did not run: " + r->failure + "\n";
         continue;
       }
-      std::snprintf(
-          line, sizeof line, "  %-8s %-72s %-6s %10.3f %10.1f %8s %8s  %s %.1e%s\n",
-          r->kernel.c_str(), r->variant.c_str(), r->tier.c_str(), r->ms, r->gflops,
-          naive ? format("%.2fx", r->gflops / naive->gflops).c_str() : "",
-          clblast ? format("%.2fx", r->gflops / clblast->gflops).c_str() : "",
-          r->ok ? "ok" : "WRONG", r->relative_error,
-          r->variant == s.auto_variant && r->tier == s.auto_tier
-              ? "  <- automatic choice"
-              : (r->variant == s.heuristic_variant && r->tier == s.heuristic_tier
-                     ? "  <- choice without tuning"
-                     : ""));
+      std::snprintf(line, sizeof line, "  %-8s %-72s %-6s %10.3f %10.1f %8s %8s  %s %.1e%s\n",
+                    r->kernel.c_str(), r->variant.c_str(), r->tier.c_str(), r->ms, r->gflops,
+                    naive ? format("%.2fx", r->gflops / naive->gflops).c_str() : "",
+                    clblast ? format("%.2fx", r->gflops / clblast->gflops).c_str() : "",
+                    r->ok ? "ok" : "WRONG", r->relative_error,
+                    r->variant == s.auto_variant && r->tier == s.auto_tier
+                        ? "  <- automatic choice"
+                        : (r->variant == s.heuristic_variant && r->tier == s.heuristic_tier
+                               ? "  <- choice without tuning"
+                               : ""));
       out += line;
     }
     const BenchResult* best = s.best_fatcl();
@@ -529,6 +533,9 @@ std::string BenchReport::to_svg() const {
   add("blocked (best variant)", [&](const BenchSize& s) { return gflops(s.find("blocked")); });
   add("fatcl automatic choice", [&](const BenchSize& s) {
     return s.auto_gflops > 0 ? s.auto_gflops : std::numeric_limits<double>::quiet_NaN();
+  });
+  add("automatic, without tuning", [&](const BenchSize& s) {
+    return s.heuristic_gflops > 0 ? s.heuristic_gflops : std::numeric_limits<double>::quiet_NaN();
   });
   std::vector<std::string> externals;
   for (const BenchSize& s : sizes) {

@@ -69,10 +69,10 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
     }
   }
   // What is built: the module, or the source with this variant's options.
-  const BuildKey key{caps.key(),
-                     tier == Tier::SpirV ? variant.sha256
-                                         : family.manifest().source_sha256 + " " + build_options,
-                     tier};
+  const BuildKey key{
+      caps.key(),
+      tier == Tier::SpirV ? variant.sha256 : family.manifest().source_sha256 + " " + build_options,
+      tier};
   if (std::optional<Outcome> before = store.outcome(key);
       before && before->kind == Outcome::Kind::Build && !before->verdict.empty()) {
     a.failure = "failed to build on this device and driver before (remembered since " +

@@ -7,7 +7,6 @@
 #include <map>
 
 #include "fatcl/store.hpp"
-
 #include "matmul_blocked.hpp"
 #include "matmul_naive.hpp"
 #include "matmul_tiled.hpp"
@@ -50,7 +49,8 @@ Ranking blocked_ranking() {
   };
   r.rule =
       "fma() only where the device fuses it (CL_FP_FMA), then parameters closest to the point "
-      "measured fastest on this class of device (GPU: 128x128 tile, 16x16 work-items, K slices of 16 staged in local memory, next slice prefetched; "
+      "measured fastest on this class of device (GPU: 128x128 tile, 16x16 work-items, K slices of "
+      "16 staged in local memory, next slice prefetched; "
       "CPU: 32x64 tile, 4x4 work-items each keeping 8 rows x 16 columns in registers, nothing "
       "staged), then less local memory";
   return r;
@@ -210,7 +210,7 @@ struct Matmul::Impl {
   cl::Device device;
   MatmulOptions options;
   DeviceCaps caps;
-  // Kernels chosen per size class by tuning entries; null: loaded.
+  // Kernels chosen per size class (copies of `loaded` where it is the one).
   std::map<std::string, std::unique_ptr<LoadedKernel>> by_class;
 };
 
@@ -294,14 +294,20 @@ const LoadedKernel& Matmul::loaded_for(std::size_t m, std::size_t n, std::size_t
       o.problem = problem;
       try {
         chosen = std::make_unique<LoadedKernel>(load(d.context, d.device, family, o));
-        if (chosen->variant.name == d.loaded.variant.name) chosen.reset();
       } catch (const Error&) {
         chosen.reset();  // the constructor's choice still runs every shape
       }
     }
+    if (!chosen || chosen->variant.name == d.loaded.variant.name) {
+      // The constructor's kernel, explained for this shape.
+      chosen = std::make_unique<LoadedKernel>(d.loaded);
+      chosen->explanation.tuning = match.to_string() + "\nfor " + std::to_string(m) + "x" +
+                                   std::to_string(n) + "x" + std::to_string(k) +
+                                   " the kernel chosen at construction runs";
+    }
     it = d.by_class.emplace(cls, std::move(chosen)).first;
   }
-  return it->second ? *it->second : d.loaded;
+  return *it->second;
 }
 MatmulKernel Matmul::kernel() const { return impl_->kernel; }
 std::array<std::size_t, 2> Matmul::local_size() const {

@@ -40,13 +40,18 @@ bool device_matches(const std::string& pattern, const std::string& name) {
   return fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
 }
 
-// Log2 distance between two problems of as many sizes; -1 if they differ in count.
-double distance(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+// Log2 distance between two problems of as many sizes (the sum over
+// sizes), and the largest of one size; -1 if they differ in count.
+double distance(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b,
+                double* largest) {
   if (a.size() != b.size()) return -1;
   double d = 0;
+  *largest = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    d += std::fabs(std::log2(double(std::max<std::size_t>(1, a[i]))) -
-                   std::log2(double(std::max<std::size_t>(1, b[i]))));
+    const double one = std::fabs(std::log2(double(std::max<std::size_t>(1, a[i]))) -
+                                 std::log2(double(std::max<std::size_t>(1, b[i]))));
+    d += one;
+    *largest = std::max(*largest, one);
   }
   return d;
 }
@@ -66,11 +71,13 @@ T field(const json& j, const char* key, const std::string& where) {
   } else if constexpr (std::is_same_v<T, double>) {
     if (!v.is_number()) throw Error(where + ": \"" + key + "\" is not a number");
     const double d = v.get<double>();
-    if (!std::isfinite(d) || d < 0) throw Error(where + ": \"" + key + "\" is not a finite number >= 0");
+    if (!std::isfinite(d) || d < 0)
+      throw Error(where + ": \"" + key + "\" is not a finite number >= 0");
     return d;
   } else {
     static_assert(std::is_same_v<T, std::size_t>);
-    if (!v.is_number_unsigned()) throw Error(where + ": \"" + key + "\" is not a whole number >= 0");
+    if (!v.is_number_unsigned())
+      throw Error(where + ": \"" + key + "\" is not a whole number >= 0");
     return v.get<std::size_t>();
   }
 }
@@ -168,7 +175,9 @@ void write_atomic(const fs::path& path, const std::string& text) {
   if (ec) throw Error("cannot create " + path.parent_path().string() + ": " + ec.message());
   std::string tmp = path.string() + ".XXXXXX";
   const int fd = mkstemp(tmp.data());
-  if (fd < 0) throw Error("cannot create a temporary file beside " + path.string() + ": " + std::strerror(errno));
+  if (fd < 0)
+    throw Error("cannot create a temporary file beside " + path.string() + ": " +
+                std::strerror(errno));
   std::size_t done = 0;
   while (done < text.size()) {
     const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -320,7 +329,8 @@ void Store::parse(const std::string& text, const std::string& origin,
   try {
     j = json::parse(text);
   } catch (const json::exception& e) {
-    throw Error("tuning database " + origin + " is not JSON (" + std::string(e.what()).substr(0, 200) + ")");
+    throw Error("tuning database " + origin + " is not JSON (" +
+                std::string(e.what()).substr(0, 200) + ")");
   }
   const std::string where = "tuning database " + origin;
   if (!j.is_object() || !j.contains("format") || j.at("format") != kFormat) {
@@ -334,7 +344,8 @@ void Store::parse(const std::string& text, const std::string& origin,
   if (j.contains("tuning")) {
     if (!j.at("tuning").is_array()) throw Error(where + ": \"tuning\" is not a list");
     for (std::size_t i = 0; i < j.at("tuning").size(); ++i) {
-      TuningEntry e = entry_from_json(j.at("tuning")[i], where + " tuning[" + std::to_string(i) + "]");
+      TuningEntry e =
+          entry_from_json(j.at("tuning")[i], where + " tuning[" + std::to_string(i) + "]");
       e.origin = origin;
       tuning->push_back(std::move(e));
     }
@@ -366,7 +377,8 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
   TuningMatch match;
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (!impl_->problem.empty()) {
-    match.problem_note = "the tuning database " + impl_->path.string() + " is not used: " + impl_->problem;
+    match.problem_note =
+        "the tuning database " + impl_->path.string() + " is not used: " + impl_->problem;
   }
   std::vector<const TuningEntry*> all;
   for (const TuningEntry& e : impl_->tuning) all.push_back(&e);
@@ -392,8 +404,8 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
       if (!v) {
         changed = "variant " + t.variant + " is no longer in the family";
       } else if (v->sha256 != t.sha256) {
-        changed = "the module of " + t.variant + " changed since (SHA-256 " + t.sha256.substr(0, 12) +
-                  "..., now " + v->sha256.substr(0, 12) + "...)";
+        changed = "the module of " + t.variant + " changed since (SHA-256 " +
+                  t.sha256.substr(0, 12) + "..., now " + v->sha256.substr(0, 12) + "...)";
       }
       if (!changed.empty()) break;
     }
@@ -407,14 +419,16 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
       for (std::size_t s : e->problem) volume += std::log2(double(s));
       score = -volume;
     } else {
-      score = distance(e->problem, problem);
+      double largest = 0;
+      score = distance(e->problem, problem, &largest);
       if (score < 0) {
         match.passed_over.push_back(who + ": measured for " + std::to_string(e->problem.size()) +
                                     " sizes, the problem has " + std::to_string(problem.size()));
         continue;
       }
-      if (score > 3.0) {
-        match.passed_over.push_back(who + ": more than a factor 8 from " + problem_text(problem));
+      if (largest > 3.0) {
+        match.passed_over.push_back(who + ": a size more than a factor 8 from " +
+                                    problem_text(problem));
         continue;
       }
     }
@@ -471,7 +485,8 @@ void Store::save() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (impl_->path.empty()) return;
   if (!impl_->problem.empty()) {
-    throw Error("not writing " + impl_->path.string() + ", which is left as found: " + impl_->problem);
+    throw Error("not writing " + impl_->path.string() +
+                ", which is left as found: " + impl_->problem);
   }
   std::error_code ec;
   if (!impl_->path.parent_path().empty()) fs::create_directories(impl_->path.parent_path(), ec);
@@ -482,16 +497,20 @@ void Store::save() {
   std::vector<std::pair<BuildKey, Outcome>> their_outcomes;
   const std::string why = read_store(impl_->path, &theirs, &their_outcomes);
   if (!why.empty()) {
-    throw Error("not writing " + impl_->path.string() + ", which changed into something else: " + why);
+    throw Error("not writing " + impl_->path.string() +
+                ", which changed into something else: " + why);
   }
   for (const TuningEntry& e : theirs) {
     bool ours = false;
-    for (const TuningEntry& mine : impl_->tuning) ours = ours || same_entry_key(mine) == same_entry_key(e);
+    for (const TuningEntry& mine : impl_->tuning)
+      ours = ours || same_entry_key(mine) == same_entry_key(e);
     if (!ours) impl_->tuning.push_back(e);
   }
   for (auto& [k, o] : their_outcomes) impl_->outcomes.emplace(k.to_string(), std::pair{k, o});
 
-  json doc = {{"format", kFormat}, {"version", kFormatVersion}, {"tuning", json::array()},
+  json doc = {{"format", kFormat},
+              {"version", kFormatVersion},
+              {"tuning", json::array()},
               {"outcomes", json::array()}};
   for (const TuningEntry& e : impl_->tuning) doc["tuning"].push_back(to_json(e));
   for (const auto& [key, value] : impl_->outcomes) {

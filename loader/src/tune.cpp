@@ -97,7 +97,8 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
   {
     LoadOptions o;
     o.tier = options.tier;
-    for (const Candidate& c : plan(family.manifest(), caps, o, family.description().ranking).chain) {
+    for (const Candidate& c :
+         plan(family.manifest(), caps, o, family.description().ranking).chain) {
       if (std::find(ranked.begin(), ranked.end(), c.variant) == ranked.end()) {
         ranked.push_back(c.variant);
       }
@@ -209,7 +210,8 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
         } else {
           m.relative_error = r.relative_error;
           m.ok = r.ok;
-          if (!r.ok) m.failure = "wrong result (relative error " + fmt("%.1e", r.relative_error) + ")";
+          if (!r.ok)
+            m.failure = "wrong result (relative error " + fmt("%.1e", r.relative_error) + ")";
           try {
             launch_ms(*mm);  // warm-up beyond the checked launch (caches, thread pools)
             std::vector<double> ms;
@@ -231,17 +233,17 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
       }
       result.measured.push_back(m);
       if (options.progress) {
-        const double left =
-            std::max(0.0, std::min(shape_deadline - seconds_since(start),
-                                   spent_measuring / double(measured_total) *
-                                       double(ranked.size() - done.size())));
-        options.progress(
-            "[" + std::to_string(done.size()) + "/" + std::to_string(ranked.size()) + "] " +
-            s.label() + ": " + v->name + " " +
-            (m.failure.empty() ? fmt("%.1f GFLOP/s", m.gflops) : "failed: " + m.failure.substr(0, 80)) +
-            "; best " + (best ? fmt("%.1f", best_gflops) + " (" + best->name + ")" : "none") +
-            "; " + fmt("%.1f s", seconds_since(start)) + " elapsed, ~" + fmt("%.0f s", left) +
-            " left for this size");
+        const double left = std::max(0.0, std::min(shape_deadline - seconds_since(start),
+                                                   spent_measuring / double(measured_total) *
+                                                       double(ranked.size() - done.size())));
+        options.progress("[" + std::to_string(done.size()) + "/" + std::to_string(ranked.size()) +
+                         "] " + s.label() + ": " + v->name + " " +
+                         (m.failure.empty() ? fmt("%.1f GFLOP/s", m.gflops)
+                                            : "failed: " + m.failure.substr(0, 80)) +
+                         "; best " +
+                         (best ? fmt("%.1f", best_gflops) + " (" + best->name + ")" : "none") +
+                         "; " + fmt("%.1f s", seconds_since(start)) + " elapsed, ~" +
+                         fmt("%.0f s", left) + " left for this size");
       }
     }
     result.exhaustive = done.size() == ranked.size();
@@ -252,8 +254,9 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
     for (TuneMeasurement& m : result.measured) {
       if (m.ok && m.failure.empty() && m.gflops >= 0.8 * best_gflops) leaders.push_back(&m);
     }
-    std::sort(leaders.begin(), leaders.end(),
-              [](const TuneMeasurement* a, const TuneMeasurement* b) { return a->gflops > b->gflops; });
+    std::sort(
+        leaders.begin(), leaders.end(),
+        [](const TuneMeasurement* a, const TuneMeasurement* b) { return a->gflops > b->gflops; });
     if (leaders.size() > 4) leaders.resize(4);
     if (leaders.size() > 1 && !(options.stop && options.stop->load())) {
       std::vector<std::vector<double>> ms(leaders.size());
@@ -280,9 +283,9 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
     for (const TuneMeasurement& m : result.measured) {
       if (m.ok && m.failure.empty()) good.push_back(&m);
     }
-    std::stable_sort(good.begin(), good.end(), [](const TuneMeasurement* a, const TuneMeasurement* b) {
-      return a->gflops > b->gflops;
-    });
+    std::stable_sort(
+        good.begin(), good.end(),
+        [](const TuneMeasurement* a, const TuneMeasurement* b) { return a->gflops > b->gflops; });
     if (!good.empty()) {
       TuningEntry e;
       e.family = family.manifest().family;
@@ -293,8 +296,8 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
       e.measured = utc_now();
       e.fatcl_version = fatcl_version();
       for (const TuneMeasurement* m : good) {
-        e.ranking.push_back({m->variant, family.manifest().variant(m->variant).sha256, m->tier,
-                             m->gflops});
+        e.ranking.push_back(
+            {m->variant, family.manifest().variant(m->variant).sha256, m->tier, m->gflops});
       }
       result.entry = std::move(e);
     }
@@ -317,9 +320,9 @@ std::string TuneReport::to_text() const {
            std::to_string(s.candidates) + " variants" + (s.exhaustive ? " (all)" : "") + "\n";
     std::vector<const TuneMeasurement*> sorted;
     for (const TuneMeasurement& m : s.measured) sorted.push_back(&m);
-    std::stable_sort(sorted.begin(), sorted.end(), [](const TuneMeasurement* a, const TuneMeasurement* b) {
-      return a->gflops > b->gflops;
-    });
+    std::stable_sort(
+        sorted.begin(), sorted.end(),
+        [](const TuneMeasurement* a, const TuneMeasurement* b) { return a->gflops > b->gflops; });
     for (const TuneMeasurement* m : sorted) {
       if (!m->failure.empty()) {
         out += "  " + m->variant + ": " + m->failure.substr(0, 200) + "\n";
@@ -337,8 +340,9 @@ std::string TuneReport::to_text() const {
 
 std::string TuneReport::to_json() const {
   using nlohmann::json;
-  json j = {{"device", device}, {"date", date},           {"timing", timing},
-            {"seconds", seconds}, {"interrupted", interrupted}, {"shapes", json::array()}};
+  json j = {{"device", device},           {"date", date},
+            {"timing", timing},           {"seconds", seconds},
+            {"interrupted", interrupted}, {"shapes", json::array()}};
   for (const TuneShapeResult& s : shapes) {
     json shape = {{"m", s.shape.m},
                   {"n", s.shape.n},

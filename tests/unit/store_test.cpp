@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fatcl/matmul.hpp"
 #include "fatcl/tune.hpp"
 #include "temp_dir.hpp"
 #include "test_manifests.hpp"
@@ -104,7 +105,8 @@ TEST(Store, AnotherDriverOrChangedModulesArePassedOverWithTheReason) {
   // Another device: not an entry for it at all.
   DeviceCaps other = h200();
   other.device_name = "NVIDIA H100";
-  EXPECT_TRUE(store.find_tuning(other, test::tiled_manifest({4, 8, 16, 32}), {}).passed_over.empty());
+  EXPECT_TRUE(
+      store.find_tuning(other, test::tiled_manifest({4, 8, 16, 32}), {}).passed_over.empty());
 }
 
 TEST(Store, SavedEntriesAndOutcomesReadBack) {
@@ -227,10 +229,27 @@ TEST(Store, AKilledWriterLeavesAReadableFile) {
   }
 }
 
-TEST(Store, ShippedEntriesParse) {
+// The shipped entries name the bundled modules as they are: a kernel or
+// toolchain change that rebuilds them must come with new measurements
+// (tools/ship-tuning.py), else the loader would pass the entries over.
+TEST(Store, ShippedEntriesMatchTheBundledModules) {
+  ASSERT_FALSE(Store::shipped().empty());
+  const Manifest& blocked = matmul_family(MatmulKernel::Blocked).manifest();
   for (const TuningEntry& e : Store::shipped()) {
+    SCOPED_TRACE(e.describe());
     EXPECT_EQ(e.origin, "shipped with fatcl");
-    EXPECT_FALSE(e.ranking.empty()) << e.describe();
+    EXPECT_EQ(e.family, blocked.family);
+    ASSERT_FALSE(e.ranking.empty());
+    for (const TunedVariant& t : e.ranking) {
+      bool found = false;
+      for (const Variant& v : blocked.variants) {
+        if (v.name == t.variant) {
+          found = true;
+          EXPECT_EQ(v.sha256, t.sha256) << t.variant;
+        }
+      }
+      EXPECT_TRUE(found) << t.variant;
+    }
   }
 }
 

@@ -67,8 +67,7 @@ int run_demo(const DemoOptions& options) {
   double load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
           .count();
-  say("\nfatcl's choice (loaded in %.0f ms):\n%s", load_ms,
-      choice.explanation.to_string().c_str());
+  say("\nfatcl's choice (loaded in %.0f ms):\n%s", load_ms, choice.explanation.to_string().c_str());
   report["choice"] = {{"variant", choice.variant.name},
                       {"tier", to_string(choice.tier)},
                       {"load_ms", load_ms},

@@ -37,8 +37,9 @@ VerbRun add_tune(CLI::App& app) {
   cmd->add_option("--budget", o->budget, "time for all sizes, builds included: 30s, 2m, 90");
   cmd->add_option("--reps", o->reps, "timed launches per variant, median (5 to 100)")
       ->check(CLI::Range(5, 100));
-  cmd->add_option("--tier", o->tier, "measure in this tier (spirv or source; default: the "
-                                     "loader's choice per variant)");
+  cmd->add_option("--tier", o->tier,
+                  "measure in this tier (spirv or source; default: the "
+                  "loader's choice per variant)");
   cmd->add_option("--database", o->database,
                   "the tuning database to update (default: FATCL_TUNING, else "
                   "$XDG_CONFIG_HOME/fatcl/tuning.json)");
@@ -60,8 +61,8 @@ VerbRun add_tune(CLI::App& app) {
       if (path.empty()) throw Error("no tuning database: FATCL_TUNING is off (use --database)");
       store = std::make_shared<Store>(path);
       if (!store->problem().empty()) {
-        throw Error("the tuning database " + path.string() + " is left as found: " +
-                    store->problem());
+        throw Error("the tuning database " + path.string() +
+                    " is left as found: " + store->problem());
       }
     }
     const cl::Device device = pick_device(o->platform, o->device);

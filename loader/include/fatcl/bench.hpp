@@ -41,8 +41,7 @@ double median_ms(const cl::CommandQueue& queue, const std::function<void()>& run
 // that a machine that slows down or speeds up mid-way affects each alike:
 // how bench compares one variant's SPIR-V and source tiers.
 std::vector<double> interleaved_median_ms(const cl::CommandQueue& queue,
-                                          const std::vector<std::function<void()>>& runs,
-                                          int reps);
+                                          const std::vector<std::function<void()>>& runs, int reps);
 
 // A kernel from outside fatcl timed next to it (CLBlast's SGEMM): enqueue
 // C = A * B (row-major, M x N x K) and return; "" or the reason it failed.
@@ -99,7 +98,8 @@ struct BenchReport {
   // auto_vs_best (with the tuning database) and heuristic_vs_best (without).
   std::string to_json() const;
   // GFLOP/s against size, a line per kernel: naive, best tiled, the
-  // automatic choice, the best blocked variant, each external kernel.
+  // automatic choice with and without tuning, the best blocked variant,
+  // each external kernel.
   std::string to_svg() const;
 };
 

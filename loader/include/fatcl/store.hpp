@@ -32,10 +32,10 @@ struct TunedVariant {
 };
 
 struct TuningEntry {
-  std::string family;    // e.g. "matmul_blocked"
-  std::string platform;  // CL_PLATFORM_NAME
-  std::string device;    // CL_DEVICE_NAME; shipped entries may use * as a wildcard
-  std::string driver;    // CL_DRIVER_VERSION
+  std::string family;                 // e.g. "matmul_blocked"
+  std::string platform;               // CL_PLATFORM_NAME
+  std::string device;                 // CL_DEVICE_NAME; shipped entries may use * as a wildcard
+  std::string driver;                 // CL_DRIVER_VERSION
   std::vector<std::size_t> problem;   // the sizes measured, e.g. M, N, K
   std::string measured;               // UTC date and time, ISO 8601
   std::string fatcl_version;          // of the fatcl that measured
@@ -103,7 +103,7 @@ class Store {
   // nearest to `problem` in size class: the file's entries first, then the
   // shipped ones. An empty problem takes the largest problem tuned. Entries
   // of another driver, with module hashes the manifest no longer has, or
-  // more than a factor 8 away in size are passed over, each with its reason.
+  // a size more than a factor 8 away are passed over, each with its reason.
   TuningMatch find_tuning(const DeviceCaps& caps, const Manifest& family,
                           const std::vector<std::size_t>& problem) const;
   // The file's entries (not the shipped ones).

@@ -48,7 +48,7 @@ struct TuneMeasurement {
 
 struct TuneShapeResult {
   BenchShape shape;
-  std::size_t candidates = 0;  // variants that fit the device
+  std::size_t candidates = 0;             // variants that fit the device
   std::vector<TuneMeasurement> measured;  // in the order measured
   bool exhaustive = false;                // every candidate measured
   std::optional<TuningEntry> entry;       // the checked results ranked, if any ran
