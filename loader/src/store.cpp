@@ -40,6 +40,12 @@ bool device_matches(const std::string& pattern, const std::string& name) {
   return fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
 }
 
+// How specific a device pattern is: an exact name beats any pattern, a
+// longer pattern a shorter one.
+std::size_t specificity(const std::string& pattern) {
+  return pattern.find('*') == std::string::npos ? std::string::npos : pattern.size();
+}
+
 // Log2 distance between two problems of as many sizes (the sum over
 // sizes), and the largest of one size; -1 if they differ in count.
 double distance(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b,
@@ -432,7 +438,10 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
         continue;
       }
     }
-    if (!match.entry || score < best) {
+    // Nearest first; at the same distance the more specific device pattern
+    // (an exact name before any pattern), then the file before the shipped.
+    if (!match.entry || score < best ||
+        (score == best && specificity(e->device) > specificity(match.entry->device))) {
       match.entry = e;
       best = score;
     }

@@ -109,6 +109,38 @@ TEST(Store, AnotherDriverOrChangedModulesArePassedOverWithTheReason) {
       store.find_tuning(other, test::tiled_manifest({4, 8, 16, 32}), {}).passed_over.empty());
 }
 
+// Device patterns: an entry for "pthread-*" serves any PoCL CPU, one for
+// "pthread-*avx512*" is preferred where both match at the same distance,
+// and an exact name before either.
+TEST(Store, TheMostSpecificDevicePatternWins) {
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  DeviceCaps pocl = h200();
+  pocl.platform_name = "Portable Computing Language";
+  pocl.device_name = "pthread-skylake-avx512-AMD EPYC";
+  pocl.driver_version = "3.1+debian";
+  auto for_pattern = [&](const std::string& device, const std::string& first) {
+    TuningEntry e = entry(m, {1024, 1024, 1024}, first, "matmul_tiled_TILE4");
+    e.platform = pocl.platform_name;
+    e.device = device;
+    e.driver = pocl.driver_version;
+    return e;
+  };
+  Store store;
+  store.put_tuning(for_pattern("pthread-*", "matmul_tiled_TILE8"));
+  store.put_tuning(for_pattern("pthread-*avx512*", "matmul_tiled_TILE16"));
+  ASSERT_TRUE(store.find_tuning(pocl, m, {1024, 1024, 1024}).entry);
+  EXPECT_EQ(store.find_tuning(pocl, m, {1024, 1024, 1024}).entry->ranking.front().variant,
+            "matmul_tiled_TILE16");
+  store.put_tuning(for_pattern(pocl.device_name, "matmul_tiled_TILE32"));
+  EXPECT_EQ(store.find_tuning(pocl, m, {1024, 1024, 1024}).entry->ranking.front().variant,
+            "matmul_tiled_TILE32");
+  DeviceCaps haswell = pocl;
+  haswell.device_name = "pthread-haswell-Intel(R) Xeon(R)";
+  ASSERT_TRUE(store.find_tuning(haswell, m, {1024, 1024, 1024}).entry);
+  EXPECT_EQ(store.find_tuning(haswell, m, {1024, 1024, 1024}).entry->ranking.front().variant,
+            "matmul_tiled_TILE8");
+}
+
 TEST(Store, SavedEntriesAndOutcomesReadBack) {
   TempDir dir;
   const fs::path path = dir.path / "sub" / "tuning.json";
