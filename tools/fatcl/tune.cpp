@@ -12,7 +12,14 @@ namespace fatcl::tool {
 namespace {
 
 std::atomic<bool> interrupted{false};
-extern "C" void on_sigint(int) { interrupted.store(true); }
+// The first Ctrl-C stops after the measurement in flight; a second one
+// ends the process at once.
+extern "C" void on_sigint(int) {
+  if (interrupted.exchange(true)) {
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
+  }
+}
 
 }  // namespace
 
@@ -28,7 +35,7 @@ VerbRun add_tune(CLI::App& app) {
       "tune",
       "measure the blocked SGEMM variants that fit one device within a time budget, each result "
       "checked, and record their ranking in the tuning database the loader uses; progress on "
-      "stderr, Ctrl-C keeps what was measured");
+      "stderr, Ctrl-C keeps what was measured (twice: stop now)");
   cmd->add_option("--platform", o->platform, "substring of the platform name");
   cmd->add_option("--device", o->device, "device index within the platform");
   cmd->add_option("--sizes", o->sizes,
