@@ -1,4 +1,5 @@
 // Loading: walking the plan's chain until a variant builds and can launch.
+#include "fatcl/cache.hpp"
 #include "fatcl/loader.hpp"
 #include "fatcl/store.hpp"
 
@@ -52,9 +53,26 @@ struct Attempt {
   std::string success_note;
 };
 
+// The driver's binary of a built program (one device), or "" if it gives none.
+std::string program_binary(cl_program program) {
+  std::size_t size = 0;
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) !=
+          CL_SUCCESS ||
+      size == 0) {
+    return "";
+  }
+  std::string binary(size, '\0');
+  unsigned char* data = reinterpret_cast<unsigned char*>(binary.data());
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr) != CL_SUCCESS) {
+    return "";
+  }
+  return binary;
+}
+
 Attempt try_candidate(const cl::Context& context, const cl::Device& device, const DeviceCaps& caps,
                       const Family& family, const Variant& variant, Tier tier,
-                      const LoadOptions& options, Store& store, std::vector<std::string>& notes) {
+                      const LoadOptions& options, Store& store, std::vector<std::string>& notes,
+                      ProgramCache& cache) {
   Attempt a;
   cl_int err = CL_SUCCESS;
   cl_program raw = nullptr;
@@ -79,7 +97,37 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
                 before->date + "; not tried again): " + before->verdict;
     return a;
   }
-  if (tier == Tier::SpirV) {
+  // The program cache first: a binary the driver built before for exactly
+  // this (device, driver, build, options, fatcl), checked before it is used.
+  const std::string cache_key = key.to_string() + "|" + build_options + "|fatcl " + fatcl_version();
+  bool from_cache = false;
+  cl_device_id dev = device();
+  if (std::string why; cache.enabled()) {
+    if (std::optional<std::string> binary = cache.get(cache_key, &why)) {
+      const unsigned char* bytes = reinterpret_cast<const unsigned char*>(binary->data());
+      const std::size_t size = binary->size();
+      cl_int status = CL_SUCCESS;
+      cl_program cached =
+          clCreateProgramWithBinary(context(), 1, &dev, &size, &bytes, &status, &err);
+      if (err == CL_SUCCESS && status == CL_SUCCESS && cached &&
+          clBuildProgram(cached, 1, &dev, build_options.c_str(), nullptr, nullptr) == CL_SUCCESS) {
+        raw = cached;
+        from_cache = true;
+        how = "program binary (" + std::to_string(size) + " B) from the fatcl cache " +
+              cache.path_of(cache_key).string();
+      } else {
+        why = "cache entry " + cache.path_of(cache_key).string() +
+              " discarded: the driver refused the binary (" +
+              cl_status_name(err != CL_SUCCESS ? err : status) + ")";
+        if (cached) clReleaseProgram(cached);
+        cache.remove(cache_key);
+      }
+    }
+    if (!why.empty()) notes.push_back(why);
+  }
+  if (from_cache) {
+    // Built above.
+  } else if (tier == Tier::SpirV) {
     std::string_view il = family.spirv(variant.name);
     if (caps.il_is_core()) {
       raw = clCreateProgramWithIL(context(), il.data(), il.size(), &err);
@@ -114,8 +162,8 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
     how = "OpenCL C source with \"" + build_options + "\"";
   }
   cl::Program program(raw, false);  // takes ownership
-  cl_device_id dev = device();
-  err = clBuildProgram(raw, 1, &dev, build_options.c_str(), nullptr, nullptr);
+  err = from_cache ? CL_SUCCESS
+                   : clBuildProgram(raw, 1, &dev, build_options.c_str(), nullptr, nullptr);
   if (err != CL_SUCCESS) {
     a.failure =
         "clBuildProgram failed: " + cl_status_name(err) + "; build log: " + build_log(raw, dev);
@@ -189,6 +237,17 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   } else if (needed > 0) {
     note += " covers the " + std::to_string(needed) + " work-items required";
   }
+  // Kernels were created from the program and it passed every check: now
+  // its binary may be kept.
+  if (cache.enabled()) {
+    if (from_cache) {
+      note = "loaded from the " + how.substr(how.find("fatcl cache")) + note.substr(note.find(';'));
+    } else if (std::string binary = program_binary(raw); !binary.empty()) {
+      if (std::string warning = cache.put(cache_key, binary); !warning.empty()) {
+        notes.push_back(warning);
+      }
+    }
+  }
   a.loaded.program = program;
   a.loaded.kernel = kernel;
   a.loaded.variant = variant;
@@ -233,6 +292,7 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
                   const LoadOptions& options) {
   const DeviceCaps caps = DeviceCaps::query(device);
   const std::shared_ptr<Store> store = options.store ? options.store : Store::user();
+  const std::shared_ptr<ProgramCache> cache = options.cache ? options.cache : ProgramCache::user();
   Ranking ranking = family.description().ranking;
   Explanation explanation;
   if (options.use_tuning && options.variant.empty()) {
@@ -250,8 +310,8 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
   std::vector<Step> failed;
   for (std::size_t i = 0; i < p.chain.size(); ++i) {
     const Candidate& c = p.chain[i];
-    Attempt a =
-        try_candidate(context, device, caps, family, *c.variant, c.tier, options, *store, notes);
+    Attempt a = try_candidate(context, device, caps, family, *c.variant, c.tier, options, *store,
+                              notes, *cache);
     if (!a.failure.empty()) {
       failed.push_back({c.variant->name, c.tier, Step::Outcome::Failed, a.failure});
       continue;
@@ -267,13 +327,13 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
       steps.push_back({rest.variant->name, rest.tier, Step::Outcome::Unneeded, why});
     }
     steps.insert(steps.end(), p.rejected.begin(), p.rejected.end());
-    for (const std::string& n : notes) explanation.tuning += "\n" + n;
+    explanation.notes = notes;
     a.loaded.explanation = std::move(explanation);
     return std::move(a.loaded);
   }
   explanation.steps = failed;
   explanation.steps.insert(explanation.steps.end(), p.rejected.begin(), p.rejected.end());
-  for (const std::string& n : notes) explanation.tuning += "\n" + n;
+  explanation.notes = notes;
   throw Error("no variant of " + family.manifest().family + " loads on " + caps.device_name +
               ":\n" + explanation.to_string());
 }

@@ -224,6 +224,7 @@ Matmul::Matmul(const cl::Context& context, const cl::Device& device, const Matmu
   load_options.variant = options.variant;
   load_options.tier = options.tier;
   load_options.store = impl_->options.store;
+  load_options.cache = options.cache;
   load_options.use_tuning = options.use_tuning;
   std::vector<MatmulKernel> families;
   if (!options.variant.empty()) {
@@ -291,6 +292,7 @@ const LoadedKernel& Matmul::loaded_for(std::size_t m, std::size_t n, std::size_t
       LoadOptions o;
       o.tier = d.options.tier;
       o.store = d.options.store;
+      o.cache = d.options.cache;
       o.problem = problem;
       try {
         chosen = std::make_unique<LoadedKernel>(load(d.context, d.device, family, o));

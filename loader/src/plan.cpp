@@ -129,6 +129,7 @@ std::string Explanation::to_string() const {
     }
     out += "tuning: " + t + "\n";
   }
+  for (const std::string& n : notes) out += "note: " + n + "\n";
   for (const std::string& q : quirks) out += "driver quirk: " + q + "\n";
   for (const Step& s : steps) {
     std::string name = s.variant + (s.tier ? std::string(" [") + fatcl::to_string(*s.tier) + "]"

@@ -567,3 +567,70 @@ TEST(Auto, TuneRanksCheckedMeasurementsAndTheLoaderFollows) {
 
 }  // namespace
 }  // namespace fatcl
+
+#include "fatcl/cache.hpp"
+
+namespace fatcl {
+namespace {
+
+// The program cache: the second load of a variant comes from the cache (the
+// explanation says so) and computes right; entries filled with garbage,
+// truncated or swapped are discarded with the reason and rebuilt.
+TEST(Auto, ProgramCacheServesTheNextLoadAndSurvivesDamage) {
+  REQUIRE_RUNTIME();
+  char dir_template[] = "/tmp/fatcl-programs-XXXXXX";
+  const std::filesystem::path dir = mkdtemp(dir_template);
+  auto cache = std::make_shared<ProgramCache>(dir, 1ull << 30);
+  MatmulOptions o;
+  o.variant = "matmul_tiled_TILE8";
+  o.use_tuning = false;
+  o.cache = cache;
+  auto chosen_note = [](const Matmul& m) {
+    for (const Step& s : m.explanation().steps) {
+      if (s.outcome == Step::Outcome::Chosen) return s.reason;
+    }
+    return std::string();
+  };
+  {
+    Matmul first(runtime().context, runtime().device, o);
+    EXPECT_EQ(chosen_note(first).find("fatcl cache"), std::string::npos) << chosen_note(first);
+    EXPECT_LE(run_and_compare(first, {40, 30, 20}), 1e-5);
+  }
+  const std::size_t entries = cache->stats().entries;
+  if (entries == 0) {
+    // A driver that hands back no binary: nothing to serve, and it says nothing.
+    std::cout << "this driver gives no program binary\n";
+    std::filesystem::remove_all(dir);
+    return;
+  }
+  {
+    Matmul second(runtime().context, runtime().device, o);
+    EXPECT_NE(chosen_note(second).find("loaded from the fatcl cache"), std::string::npos)
+        << second.explanation().to_string();
+    EXPECT_LE(run_and_compare(second, {41, 33, 17}), 1e-5);
+  }
+  // Damage every entry three ways in turn; each load still computes right.
+  const char* damages[] = {"garbage", "truncate", "foreign"};
+  for (const char* damage : damages) {
+    SCOPED_TRACE(damage);
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      std::string bytes;
+      {
+        std::ifstream in(e.path(), std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+      }
+      if (std::string(damage) == "garbage") bytes = std::string(bytes.size(), '\x5a');
+      if (std::string(damage) == "truncate") bytes.resize(bytes.size() / 2);
+      if (std::string(damage) == "foreign") bytes[20] ^= 0x20;  // a byte of the key
+      std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << bytes;
+    }
+    Matmul again(runtime().context, runtime().device, o);
+    EXPECT_NE(again.explanation().to_string().find("discarded"), std::string::npos)
+        << again.explanation().to_string();
+    EXPECT_LE(run_and_compare(again, {37, 29, 23}), 1e-5);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fatcl

@@ -15,6 +15,7 @@ const fatcl::tool::Verb kVerbs[] = {
     {"validate", fatcl::tool::add_validate},
     {"bench", fatcl::tool::add_bench},
     {"tune", fatcl::tool::add_tune},
+    {"cache", fatcl::tool::add_cache},
 };
 
 std::string verb_list() {

@@ -21,5 +21,6 @@ VerbRun add_demo(CLI::App& app);      // demo.cpp
 VerbRun add_validate(CLI::App& app);  // validate.cpp
 VerbRun add_bench(CLI::App& app);     // bench.cpp
 VerbRun add_tune(CLI::App& app);      // tune.cpp
+VerbRun add_cache(CLI::App& app);     // cache.cpp
 
 }  // namespace fatcl::tool

@@ -104,6 +104,7 @@ struct Explanation {
   std::string device;               // DeviceCaps::summary()
   std::string ranking;              // the ranking rule, in words
   std::string tuning;               // the tuning entry that decided, or why none did
+  std::vector<std::string> notes;   // what the stores reported: entries discarded, writes failed
   std::vector<std::string> quirks;  // known driver quirks that apply, and what fatcl does
   std::vector<Step> steps;
   // Multi-line text: the device, the choice, then every step with its reason.
@@ -153,7 +154,8 @@ std::vector<DriverQuirk> driver_quirks(const DeviceCaps& caps);
 // Whether the quirk of that id applies to the device.
 bool has_driver_quirk(const DeviceCaps& caps, std::string_view id);
 
-class Store;  // fatcl/store.hpp
+class Store;         // fatcl/store.hpp
+class ProgramCache;  // fatcl/cache.hpp
 
 struct LoadOptions {
   std::string variant;       // only this variant; "" for all
@@ -162,6 +164,8 @@ struct LoadOptions {
   // Where trial launches, failed builds and tuning entries are kept; null:
   // Store::user(), the user's file.
   std::shared_ptr<Store> store;
+  // Where built programs are kept between runs; null: ProgramCache::user().
+  std::shared_ptr<ProgramCache> cache;
   bool use_tuning = true;  // rank by a matching tuning entry before the family's ranking
   // The problem's sizes (e.g. M, N, K) for the tuning lookup; empty: the
   // entry of the largest problem tuned.

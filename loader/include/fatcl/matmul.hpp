@@ -29,6 +29,8 @@ struct MatmulOptions {
   std::optional<Tier> tier;  // force one tier
   // Trial launches, failed builds and tuning entries; null: Store::user().
   std::shared_ptr<Store> store;
+  // Built programs kept between runs; null: ProgramCache::user().
+  std::shared_ptr<ProgramCache> cache;
   // Choose by the store's tuning entries (per problem shape) where they
   // match; false: the families' own rankings only.
   bool use_tuning = true;

@@ -1,0 +1,68 @@
+// The persistent program-binary cache: what a driver built
+// (CL_PROGRAM_BINARIES) kept on disk, so that the next start loads it with
+// clCreateProgramWithBinary instead of compiling again (PyOpenCL's and
+// ArrayFire's binary caches, CUDA's JIT cache).
+//
+// One file per key (platform, device and driver, what was built and with
+// which options, the tier, the fatcl version). A file holds a magic word, its
+// key, the binary's length and an FNV-1a checksum of it; it is written to a
+// temporary file and renamed into place, so concurrent writers leave one
+// whole entry. An entry that is truncated, corrupt or of another key is
+// removed with the reason and never handed to the driver. The folder is
+// capped in size, least recently used entries going first. A folder that
+// cannot be written leaves the cache read-only or off, with the reason.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace fatcl {
+
+class ProgramCache {
+ public:
+  // Off: every lookup misses, nothing is written.
+  ProgramCache();
+  // In `dir` (created on first write), holding at most `max_bytes`.
+  ProgramCache(std::filesystem::path dir, std::uint64_t max_bytes);
+
+  // The process's cache: off when FATCL_CACHE=0, else in FATCL_CACHE_DIR,
+  // else $XDG_CACHE_HOME/fatcl/programs, else ~/.cache/fatcl/programs;
+  // FATCL_CACHE_MAX_MB caps it (default 512).
+  static std::shared_ptr<ProgramCache> user();
+  static std::filesystem::path user_dir();  // "" when off
+
+  bool enabled() const { return !dir_.empty(); }
+  const std::filesystem::path& dir() const { return dir_; }
+
+  // The binary stored under `key`, or none. An entry that is there but
+  // cannot be trusted is removed, and `why` says what was wrong with it.
+  std::optional<std::string> get(const std::string& key, std::string* why = nullptr) const;
+  // Stores `binary` under `key`; "" or why it was not stored.
+  std::string put(const std::string& key, std::string_view binary) const;
+  void remove(const std::string& key) const;
+
+  struct Stats {
+    std::size_t entries = 0;
+    std::uint64_t bytes = 0;
+  };
+  Stats stats() const;
+  // Removes every entry; returns how many.
+  std::size_t clear() const;
+
+  // The file an entry of `key` lives in.
+  std::filesystem::path path_of(const std::string& key) const;
+
+ private:
+  void evict() const;
+  std::filesystem::path dir_;
+  std::uint64_t max_bytes_ = 0;
+};
+
+// FNV-1a, 64 bits: the entry checksum and file name (not a security hash).
+std::uint64_t fnv1a64(std::string_view data);
+
+}  // namespace fatcl

@@ -1,0 +1,106 @@
+// fatcl cache: the persistent program-binary cache (fatcl::ProgramCache):
+// stats, clear, and warm (build every fitting variant of the bundled
+// families for every device, e.g. at install time, so that no product start
+// compiles).
+#include "fatcl/cache.hpp"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "fatcl/matmul.hpp"
+#include "verbs.hpp"
+
+namespace fatcl::tool {
+
+VerbRun add_cache(CLI::App& app) {
+  struct Options {
+    std::string action;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "cache",
+      "the program-binary cache (FATCL_CACHE_DIR, else $XDG_CACHE_HOME/fatcl/programs; "
+      "FATCL_CACHE=0 turns it off): stats, clear, or warm (build every fitting variant of the "
+      "bundled families on every device)");
+  cmd->add_option("action", o->action, "stats, clear or warm")
+      ->required()
+      ->check(CLI::IsMember({"stats", "clear", "warm"}));
+  cmd->add_flag("--json", o->json, "print one JSON document to stdout");
+  return [o] {
+    const std::shared_ptr<ProgramCache> cache = ProgramCache::user();
+    nlohmann::json report = {{"folder", cache->dir().string()}, {"enabled", cache->enabled()}};
+    if (!cache->enabled()) {
+      if (o->json) {
+        std::puts(report.dump(2).c_str());
+      } else {
+        std::puts("the program cache is off (FATCL_CACHE=0, or no home folder)");
+      }
+      return o->action == "stats" ? 0 : 1;
+    }
+    if (o->action == "clear") {
+      report["removed"] = cache->clear();
+    } else if (o->action == "warm") {
+      report["devices"] = nlohmann::json::array();
+      for (const PlatformDevices& p : list_platforms()) {
+        for (const cl::Device& device : p.devices) {
+          const DeviceCaps caps = DeviceCaps::query(device);
+          cl_int err = CL_SUCCESS;
+          const cl::Context context(device, nullptr, nullptr, nullptr, &err);
+          check_cl(err, "clCreateContext");
+          std::size_t built = 0, cached = 0;
+          nlohmann::json failed = nlohmann::json::array();
+          for (MatmulKernel k : {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive}) {
+            const Family& family = matmul_family(k);
+            std::vector<std::string> names;
+            for (const Candidate& c : plan(family.manifest(), caps).chain) {
+              if (std::find(names.begin(), names.end(), c.variant->name) == names.end()) {
+                names.push_back(c.variant->name);
+              }
+            }
+            for (const std::string& name : names) {
+              LoadOptions lo;
+              lo.variant = name;
+              lo.use_tuning = false;
+              lo.cache = cache;
+              try {
+                const LoadedKernel k = load(context, device, family, lo);
+                bool hit = false;
+                for (const Step& s : k.explanation.steps) {
+                  hit = hit || (s.outcome == Step::Outcome::Chosen &&
+                                s.reason.find("fatcl cache") != std::string::npos);
+                }
+                ++(hit ? cached : built);
+              } catch (const Error& e) {
+                const std::string why = e.what();
+                failed.push_back({{"variant", name}, {"reason", why.substr(0, 300)}});
+              }
+            }
+          }
+          std::fprintf(stderr, "%s: %zu built, %zu already cached, %zu failed\n",
+                       caps.device_name.c_str(), built, cached, failed.size());
+          report["devices"].push_back({{"device", caps.summary()},
+                                       {"built", built},
+                                       {"already_cached", cached},
+                                       {"failed", failed}});
+        }
+      }
+    }
+    const ProgramCache::Stats s = cache->stats();
+    report["entries"] = s.entries;
+    report["bytes"] = s.bytes;
+    if (o->json) {
+      std::puts(report.dump(2).c_str());
+    } else {
+      std::printf(
+          "program cache %s: %zu entries, %.1f MiB%s\n", cache->dir().c_str(), s.entries,
+          double(s.bytes) / (1 << 20),
+          report.contains("removed")
+              ? (", " + std::to_string(report["removed"].get<std::size_t>()) + " removed").c_str()
+              : "");
+    }
+    return 0;
+  };
+}
+
+}  // namespace fatcl::tool
