@@ -7,6 +7,7 @@
 #include <fstream>
 #include <memory>
 
+#include "startup.hpp"
 #include "verbs.hpp"
 #ifdef FATCL_WITH_CLBLAST
 #include <clblast.h>
@@ -16,10 +17,10 @@ namespace fatcl::tool {
 
 VerbRun add_bench(CLI::App& app) {
   struct Options {
-    std::string platform, sizes, chart, tier;
+    std::string platform, sizes, chart, tier, startup_child;
     std::size_t device = 0, top = 0;
     int reps = 5;
-    bool json = false, clblast = true;
+    bool json = false, clblast = true, startup = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -40,7 +41,14 @@ VerbRun add_bench(CLI::App& app) {
   cmd->add_flag("!--no-clblast", o->clblast, "do not time CLBlast");
   cmd->add_flag("--json", o->json, "print one JSON document to stdout");
   cmd->add_option("--chart", o->chart, "write GFLOP/s against size as an SVG file");
+  cmd->add_flag("--startup", o->startup,
+                "instead: time to a ready kernel per tier, cold (empty program cache, driver "
+                "cache off) and warm (from the program cache), each in a fresh process");
+  cmd->add_option("--startup-child", o->startup_child)->group("");  // internal: one measurement
   return [o] {
+    if (!o->startup_child.empty())
+      return run_startup_child(o->platform, o->device, o->startup_child);
+    if (o->startup) return run_startup(o->platform, o->device, o->json);
     BenchOptions options;
     if (!o->sizes.empty()) options.shapes = parse_shapes(o->sizes);
     if (o->tier == "both") {

@@ -1,0 +1,195 @@
+// fatcl bench --startup: the time from a process's first OpenCL call to a
+// ready kernel (the automatic choice built and one small product computed
+// and checked), per tier, cold (an empty fatcl program cache, the driver's
+// own cache off: POCL_KERNEL_CACHE=0, CUDA_CACHE_DISABLE=1) and warm (the
+// program cache the cold run filled), each in a fresh process of this
+// command, in one run.
+#include "startup.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "fatcl/cache.hpp"
+#include "fatcl/matmul.hpp"
+
+namespace fatcl::tool {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs this executable with `args`; returns its exit status and output.
+std::pair<int, std::string> run_self(const std::vector<std::string>& args) {
+  int fds[2];
+  if (pipe(fds) != 0) throw Error("pipe failed");
+  const pid_t child = fork();
+  if (child < 0) throw Error("fork failed");
+  if (child == 0) {
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    close(fds[0]);
+    close(fds[1]);
+    std::vector<char*> argv;
+    std::string self = "/proc/self/exe";
+    argv.push_back(self.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv("/proc/self/exe", argv.data());
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, std::size_t(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+}  // namespace
+
+int run_startup_child(const std::string& platform, std::size_t device_index,
+                      const std::string& tier) {
+  const auto start = std::chrono::steady_clock::now();
+  const cl::Device device = pick_device(platform, device_index);
+  cl_int err = CL_SUCCESS;
+  const cl::Context context(device, nullptr, nullptr, nullptr, &err);
+  check_cl(err, "clCreateContext");
+  MatmulOptions o;
+  o.tier = parse_tier(tier);
+  Matmul matmul(context, device, o);
+  const std::size_t n = 64;
+  std::vector<float> a(n * n), b(n * n), c(n * n);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    a[i] = float(int(i % 7) - 3);
+    b[i] = float(int(i % 5) - 2);
+  }
+  cl::CommandQueue queue(context, device, 0, &err);
+  check_cl(err, "clCreateCommandQueue");
+  cl::Buffer da(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data(), &err);
+  cl::Buffer db(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data(), &err);
+  cl::Buffer dc(context, CL_MEM_READ_WRITE, c.size() * 4, nullptr, &err);
+  check_cl(err, "clCreateBuffer");
+  matmul.enqueue(queue, da, db, dc, n, n, n);
+  check_cl(queue.enqueueReadBuffer(dc, CL_TRUE, 0, c.size() * 4, c.data()), "clEnqueueReadBuffer");
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double error = relative_error(c, reference_matmul(a, b, n, n, n));
+  bool cached = false;
+  for (const Step& s : matmul.explanation().steps) {
+    cached = cached || (s.outcome == Step::Outcome::Chosen &&
+                        s.reason.find("fatcl cache") != std::string::npos);
+  }
+  std::printf("FATCL-STARTUP ms=%.3f tier=%s cached=%d ok=%d variant=%s\n", ms,
+              to_string(matmul.loaded().tier), cached ? 1 : 0, error <= 1e-5 ? 1 : 0,
+              matmul.loaded().variant.name.c_str());
+  return error <= 1e-5 ? 0 : 1;
+}
+
+int run_startup(const std::string& platform, std::size_t device_index, bool json) {
+  const cl::Device device = pick_device(platform, device_index);
+  const DeviceCaps caps = DeviceCaps::query(device);
+  std::vector<std::string> tiers;
+  if (caps.accepts_spirv("1.0")) tiers.push_back("spirv");
+  tiers.push_back("source");
+  char dir_template[] = "/tmp/fatcl-startup-XXXXXX";
+  if (!mkdtemp(dir_template)) throw Error("cannot create a temporary folder in /tmp");
+  const fs::path dir = dir_template;
+  // The child processes see these (this process has started its drivers):
+  // the drivers' own caches off, or in folders of this run.
+  auto drivers_cold = [&] {
+    setenv("POCL_KERNEL_CACHE", "0", 1);
+    setenv("CUDA_CACHE_DISABLE", "1", 1);
+    setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
+  };
+  auto drivers_warm = [&] {
+    unsetenv("POCL_KERNEL_CACHE");
+    unsetenv("CUDA_CACHE_DISABLE");
+    unsetenv("MESA_SHADER_CACHE_DISABLE");
+  };
+  setenv("POCL_CACHE_DIR", (dir / "pocl").c_str(), 1);
+  setenv("CUDA_CACHE_PATH", (dir / "cuda").c_str(), 1);
+  setenv("MESA_SHADER_CACHE_DIR", (dir / "mesa").c_str(), 1);
+  setenv("FATCL_TUNING", "off", 1);
+  unsetenv("FATCL_CACHE");
+  nlohmann::json report = {
+      {"device", caps.summary()},
+      {"timing",
+       "wall time in a fresh process from its first OpenCL call to a 64x64x64 product "
+       "computed and checked"},
+      {"phases",
+       {{"cold",
+         "empty fatcl cache; driver caches off (POCL_KERNEL_CACHE=0, "
+         "CUDA_CACHE_DISABLE=1, MESA_SHADER_CACHE_DISABLE=true)"},
+        {"warm", "the fatcl cache the cold run filled; driver caches still off"},
+        {"warm_all", "the fatcl cache and the drivers' own caches, filled by a run before"}}},
+      {"tiers", nlohmann::json::array()}};
+  const std::regex line(
+      "FATCL-STARTUP ms=([0-9.]+) tier=(\\w+) cached=(\\d) ok=(\\d) variant=(\\S+)");
+  auto measure = [&](const std::string& tier) {
+    nlohmann::json out;
+    const auto [status, text] = run_self({"bench", "--startup-child", tier, "--platform", platform,
+                                          "--device", std::to_string(device_index)});
+    std::smatch m;
+    if (status != 0 || !std::regex_search(text, m, line))
+      return nlohmann::json{{"failure", text.substr(0, 400)}};
+    return nlohmann::json{{"ms", std::stod(m[1])},
+                          {"tier", m[2].str()},
+                          {"from_cache", m[3] == "1"},
+                          {"ok", m[4] == "1"},
+                          {"variant", m[5].str()}};
+  };
+  for (const std::string& tier : tiers) {
+    setenv("FATCL_CACHE_DIR", (dir / ("programs-" + tier)).c_str(), 1);
+    nlohmann::json row = {{"tier", tier}};
+    drivers_cold();
+    row["cold"] = measure(tier);
+    row["warm"] = measure(tier);
+    drivers_warm();
+    measure(tier);  // fills the drivers' caches
+    row["warm_all"] = measure(tier);
+    for (const char* phase : {"warm", "warm_all"}) {
+      if (row["cold"].contains("ms") && row[phase].contains("ms")) {
+        row[std::string("cold_over_") + phase] =
+            row["cold"]["ms"].get<double>() / row[phase]["ms"].get<double>();
+      }
+    }
+    report["tiers"].push_back(row);
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (json) {
+    std::puts(report.dump(2).c_str());
+    return 0;
+  }
+  std::printf("device: %s\n%s\n", caps.summary().c_str(),
+              report["timing"].get<std::string>().c_str());
+  for (const auto& [phase, meaning] : report["phases"].items()) {
+    std::printf("  %-8s %s\n", phase.c_str(), meaning.get<std::string>().c_str());
+  }
+  for (const auto& row : report["tiers"]) {
+    std::printf("  %-6s", row["tier"].get<std::string>().c_str());
+    for (const char* phase : {"cold", "warm", "warm_all"}) {
+      if (row[phase].contains("ms")) {
+        std::printf("  %s %8.1f ms", phase, row[phase]["ms"].get<double>());
+      } else {
+        std::printf("  %s failed: %s", phase, row[phase]["failure"].get<std::string>().c_str());
+      }
+    }
+    for (const char* ratio : {"cold_over_warm", "cold_over_warm_all"}) {
+      if (row.contains(ratio)) std::printf("  %s %.1fx", ratio, row[ratio].get<double>());
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace fatcl::tool
