@@ -13,7 +13,9 @@
 #     [INCLUDE_DIRS <dir>...]   for quoted #includes (inlined into the source)
 #     [NAMESPACE <ns>]          of the accessor; default fatcl_kernels
 #     [COMMITTED <dir>]         committed copy of the bundle (see below)
-#     [CLANG_FLAGS <flag>...])  extra clang flags (experiments)
+#     [CLANG_FLAGS <flag>...]   extra clang flags (experiments)
+#     [NO_SOURCE])              embed no OpenCL C: the product runs only where a
+#                               precompiled tier loads, and says so where none does
 #
 # The grid (the product of the PARAMs that meets every CONSTRAINT, plus the
 # POINTs), the variant names and the compilation are fatcl-compile's: one
@@ -48,7 +50,7 @@ function(fatcl_add_kernel_variants)
   set(param_args "")
   set(current "")
   set(keywords TARGET SOURCE FAMILY KERNEL INCLUDE_DIRS NAMESPACE COMMITTED CLANG_FLAGS CONSTRAINT
-               POINT)
+               POINT NO_SOURCE)
   macro(_fatcl_end_param)
     if(current MATCHES "^--param=.*=$")
       message(FATAL_ERROR "fatcl_add_kernel_variants: PARAM ${current} has no values")
@@ -75,7 +77,7 @@ function(fatcl_add_kernel_variants)
     endif()
   endforeach()
   _fatcl_end_param()
-  cmake_parse_arguments(F "" "TARGET;SOURCE;FAMILY;KERNEL;NAMESPACE;COMMITTED"
+  cmake_parse_arguments(F "NO_SOURCE" "TARGET;SOURCE;FAMILY;KERNEL;NAMESPACE;COMMITTED"
                         "INCLUDE_DIRS;CLANG_FLAGS;CONSTRAINT;POINT" ${rest})
   if(F_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "fatcl_add_kernel_variants: unexpected arguments: ${F_UNPARSED_ARGUMENTS}")
@@ -145,6 +147,9 @@ function(fatcl_add_kernel_variants)
     list(APPEND args -I "${dir}")
   endforeach()
   list(APPEND args ${param_args})
+  if(F_NO_SOURCE)
+    list(APPEND args --no-source)
+  endif()
   foreach(c IN LISTS F_CONSTRAINT)
     list(APPEND args "--constraint=${c}")
   endforeach()

@@ -289,8 +289,12 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
     cpp += "alignas(4) const unsigned char kModule" + std::to_string(i) + "[" +
            std::to_string(words.size() * 4) + "] = {" + hex_byte_table(words) + "\n};\n\n";
   }
+  // NO_SOURCE: the product carries no OpenCL C; the manifest says so.
+  m.source_embedded = input.embed_source;
   const std::string manifest_json = m.dump();
-  cpp += "const char kSource[] = " + raw_string(input.source, m.source_file) + ";\n\n";
+  cpp += "const char kSource[] = " +
+         (input.embed_source ? raw_string(input.source, m.source_file) : std::string("\"\"")) +
+         ";\n\n";
   cpp += "const char kManifest[] = " + raw_string(manifest_json, "the manifest") + ";\n\n";
   cpp += "const fatcl::EmbeddedModule kModules[] = {\n";
   for (std::size_t i = 0; i < m.variants.size(); ++i) {
@@ -404,6 +408,7 @@ CompiledFamily compile_family(const Toolchain& toolchain, const FamilyRequest& r
 
   BundleInput input;
   input.cpp_namespace = request.cpp_namespace;
+  input.embed_source = request.embed_source;
   input.source = self_contained_source(base.source, base.include_dirs, &out.inputs);
   for (std::optional<CompiledVariant>& v : compiled) {
     input.variants.emplace_back(std::move(v->manifest), std::move(v->spirv));

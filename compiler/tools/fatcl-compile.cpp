@@ -78,6 +78,9 @@ int main(int argc, char** argv) {
                      "extra clang flag (experiments)");
   family->add_option("--namespace", request.cpp_namespace, "C++ namespace of the accessor");
   family->add_option("--jobs", request.jobs, "variants compiled at once (default: one per CPU)");
+  bool no_source = false;
+  family->add_flag("--no-source", no_source,
+                   "embed no OpenCL C: the product runs only where a precompiled tier loads");
   family->add_option("--out-dir", out_dir, "writes the bundle here")->required();
   family->add_option("--depfile", depfile, "writes a Makefile depfile for the bundle's manifest");
 
@@ -95,6 +98,7 @@ int main(int argc, char** argv) {
     if (*family) {
       for (const std::string& p : params) request.grid.params.push_back(parse_param(p));
       for (const std::string& p : points) request.grid.points.push_back(fatcl::parse_point(p));
+      request.embed_source = !no_source;
       const fatcl::CompiledFamily f = fatcl::compile_family(toolchain, request, out_dir);
       if (!depfile.empty()) {
         std::string deps = escape_make(fs::absolute(out_dir / "manifest.json").string()) + ":";

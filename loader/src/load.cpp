@@ -334,8 +334,17 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
   explanation.steps = failed;
   explanation.steps.insert(explanation.steps.end(), p.rejected.begin(), p.rejected.end());
   explanation.notes = notes;
-  throw Error("no variant of " + family.manifest().family + " loads on " + caps.device_name +
-              ":\n" + explanation.to_string());
+  std::string why = "no variant of " + family.manifest().family + " loads on " + caps.device_name;
+  if (!family.manifest().source_embedded) {
+    // Say first what a user of a NO_SOURCE product must know.
+    why +=
+        ": the OpenCL C source was left out on purpose (NO_SOURCE), and no precompiled "
+        "tier loads (tried: SPIR-V";
+    std::string reason;
+    if (!caps.accepts_spirv("1.0", &reason)) why += ", which this device does not take: " + reason;
+    why += ")";
+  }
+  throw Error(why + ":\n" + explanation.to_string());
 }
 
 void forget_trials() { Store::user()->forget_outcomes(); }

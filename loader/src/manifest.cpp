@@ -90,6 +90,7 @@ Manifest Manifest::parse(std::string_view text) {
   m.source_file = get<std::string>(j, "source_file", where);
   m.source_sha256 = get<std::string>(j, "source_sha256", where);
   m.language = get<std::string>(j, "language", where);
+  if (j.contains("source_embedded")) m.source_embedded = get<bool>(j, "source_embedded", where);
   m.compile_flags = get<std::vector<std::string>>(j, "compile_flags", where);
   m.toolchain = get<std::map<std::string, std::string>>(j, "toolchain", where);
   const json& variants = field(j, "variants", where);
@@ -127,6 +128,8 @@ std::string Manifest::dump() const {
             {"compile_flags", compile_flags},
             {"toolchain", toolchain},
             {"variants", variants}};
+  // Written only when false, so bundles with their source keep their bytes.
+  if (!source_embedded) j["source_embedded"] = false;
   return j.dump(2) + "\n";
 }
 

@@ -104,6 +104,12 @@ Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& o
         out.rejected.push_back({v->name, tier, Step::Outcome::Rejected, why});
         continue;
       }
+      if (tier == Tier::Source && !manifest.source_embedded) {
+        out.rejected.push_back({v->name, tier, Step::Outcome::Rejected,
+                                "the OpenCL C source was left out on purpose (NO_SOURCE): "
+                                "precompiled tiers only"});
+        continue;
+      }
       out.chain.push_back({v, tier});
     }
   }

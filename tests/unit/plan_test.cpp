@@ -253,6 +253,25 @@ TEST(Plan, BlockedRankingFollowsFusedMultiplyAdd) {
             "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0");
 }
 
+// NO_SOURCE: the source tier is refused with its reason; a device without
+// SPIR-V intake has nothing to try, and the manifest keeps the flag.
+TEST(Plan, NoSourceBundlesOfferOnlyPrecompiledTiers) {
+  Manifest m = test::tiled_manifest({8, 16});
+  m.source_embedded = false;
+  const Manifest again = Manifest::parse(m.dump());
+  EXPECT_FALSE(again.source_embedded);
+  EXPECT_NE(m.dump().find("\"source_embedded\": false"), std::string::npos);
+  EXPECT_EQ(test::tiled_manifest({8}).dump().find("source_embedded"), std::string::npos)
+      << "bundles with their source keep their bytes";
+  const Plan with_il = tiled_plan(m, device(64, 1024, 3, 0, "SPIR-V_1.2"));
+  EXPECT_EQ(chain_names(with_il),
+            (std::vector<std::string>{"matmul_tiled_TILE16/spirv", "matmul_tiled_TILE8/spirv"}));
+  const Step* refused = rejection(with_il, "matmul_tiled_TILE16", Tier::Source);
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->reason.find("left out on purpose (NO_SOURCE)"), std::string::npos);
+  EXPECT_TRUE(tiled_plan(m, device(64, 1024, 3, 0, "")).chain.empty());
+}
+
 // The known-quirk table: rows by platform, none for an unknown driver.
 TEST(Quirks, RowsApplyByPlatform) {
   DeviceCaps caps = device(64, 1024, 3, 0, "");

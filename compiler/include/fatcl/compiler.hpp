@@ -130,6 +130,7 @@ struct BundleInput {
   std::vector<std::pair<Manifest, std::vector<std::uint32_t>>> variants;
   std::string source;  // self-contained OpenCL C
   std::string cpp_namespace = "fatcl_kernels";
+  bool embed_source = true;  // false (NO_SOURCE): no OpenCL C in the bundle
 };
 Manifest write_bundle(const BundleInput& input, const std::filesystem::path& out_dir);
 
@@ -142,6 +143,7 @@ struct FamilyRequest {
   ParamGrid grid;
   std::string cpp_namespace = "fatcl_kernels";
   unsigned jobs = 0;
+  bool embed_source = true;  // false (NO_SOURCE): no OpenCL C in the bundle
 };
 struct CompiledFamily {
   Manifest manifest;

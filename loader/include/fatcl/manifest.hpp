@@ -45,7 +45,9 @@ struct Manifest {
   std::string family;                            // e.g. "matmul_tiled"
   std::string kernel;                            // kernel function name inside the module
   std::string source_file;                       // file name of the OpenCL C source
-  std::string source_sha256;                     // of the embedded (self-contained) source
+  std::string source_sha256;                     // of the (self-contained) source compiled
+  // false: the bundle embeds no OpenCL C (NO_SOURCE): precompiled tiers only.
+  bool source_embedded = true;
   std::string language;                          // "CL1.2": the -cl-std the variants use
   std::vector<std::string> compile_flags;        // clang flags, no -D
   std::map<std::string, std::string> toolchain;  // tool -> version line

@@ -8,6 +8,16 @@ fatcl_add_kernel_variants(
   INCLUDE_DIRS "${kernels}"
   PARAM WPT 1 2 4
   PARAM VW 1 4)
+# The same kernel as a product that ships no OpenCL C: SPIR-V only.
+fatcl_add_kernel_variants(
+  TARGET consumer_kernels
+  SOURCE "${kernels}/saxpy.cl"
+  FAMILY saxpy_sealed
+  KERNEL saxpy
+  INCLUDE_DIRS "${kernels}"
+  PARAM WPT 2
+  PARAM VW 4
+  NO_SOURCE)
 add_executable(consumer "${kernels}/main.cpp")
 target_link_libraries(consumer PRIVATE consumer_kernels fatcl::loader fatcl::matmul)
 

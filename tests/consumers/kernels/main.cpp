@@ -11,6 +11,7 @@
 #include <random>
 
 #include "saxpy.hpp"
+#include "saxpy_sealed.hpp"
 
 namespace {
 
@@ -58,6 +59,27 @@ bool run_saxpy(const cl::Context& context, const cl::Device& device, const cl::C
   return error <= 1e-6;
 }
 
+// The NO_SOURCE family: no OpenCL C in the product. Where the device takes
+// SPIR-V it loads from its module; elsewhere loading fails saying that the
+// source was left out on purpose.
+bool run_sealed(const cl::Context& context, const cl::Device& device) {
+  const fatcl::Family family(fatcl_kernels::saxpy_sealed());
+  if (!family.source().empty() || family.manifest().source_embedded) {
+    std::cout << "saxpy_sealed: the bundle carries OpenCL C\n";
+    return false;
+  }
+  const bool spirv = fatcl::DeviceCaps::query(device).accepts_spirv("1.0");
+  try {
+    const fatcl::LoadedKernel k = fatcl::load(context, device, family);
+    std::cout << "saxpy_sealed " << k.variant.name << " [" << fatcl::to_string(k.tier) << "]\n";
+    return spirv && k.tier == fatcl::Tier::SpirV;
+  } catch (const fatcl::Error& e) {
+    const std::string what = e.what();
+    std::cout << "saxpy_sealed: " << what.substr(0, what.find('\n')) << "\n";
+    return !spirv && what.find("left out on purpose (NO_SOURCE)") != std::string::npos;
+  }
+}
+
 bool run_matmul(const cl::Context& context, const cl::Device& device,
                 const cl::CommandQueue& queue) {
   const fatcl::Matmul matmul(context, device);
@@ -87,7 +109,8 @@ int main(int argc, char** argv) {
     const cl::Device device = fatcl::pick_device(platform);
     const cl::Context context(device);
     const cl::CommandQueue queue(context, device);
-    const bool ok = run_saxpy(context, device, queue, tier) && run_matmul(context, device, queue);
+    const bool ok = run_saxpy(context, device, queue, tier) && run_sealed(context, device) &&
+                    run_matmul(context, device, queue);
     std::cout << (ok ? "consumer OK" : "consumer FAILED") << "\n";
     return ok ? 0 : 1;
   } catch (const fatcl::Error& e) {
