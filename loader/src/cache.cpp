@@ -72,7 +72,9 @@ fs::path ProgramCache::user_dir() {
 
 std::shared_ptr<ProgramCache> ProgramCache::user() {
   static std::mutex mutex;
-  static std::shared_ptr<ProgramCache> cache;
+  // Never destroyed: the programs it holds must not be released by a static
+  // destructor after the driver's own have run (Oclgrind aborts then).
+  static std::shared_ptr<ProgramCache>& cache = *new std::shared_ptr<ProgramCache>();
   std::lock_guard<std::mutex> lock(mutex);
   if (!cache) {
     std::uint64_t mb = 512;
@@ -169,6 +171,19 @@ std::string ProgramCache::put(const std::string& key, std::string_view binary) c
   }
   evict();
   return "";
+}
+
+std::optional<cl::Program> ProgramCache::built(cl_context context, const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = built_.find({context, key});
+  if (it == built_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ProgramCache::keep_built(cl_context context, const std::string& key,
+                              const cl::Program& program) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  built_.emplace(std::pair{context, key}, program);
 }
 
 void ProgramCache::remove(const std::string& key) const {

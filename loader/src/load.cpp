@@ -99,10 +99,19 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   }
   // The program cache first: a binary the driver built before for exactly
   // this (device, driver, build, options, fatcl), checked before it is used.
-  const std::string cache_key = key.to_string() + "|" + build_options + "|fatcl " + fatcl_version();
-  bool from_cache = false;
+  // Keyed by the bytes handed to the driver too, not only the manifest's
+  // word for them: a module that changed under the same name is a new key.
+  const std::string_view input = tier == Tier::SpirV ? family.spirv(variant.name) : family.source();
+  const std::string cache_key = key.to_string() + "|" + build_options + "|bytes " +
+                                std::to_string(fnv1a64(input)) + "|fatcl " + fatcl_version();
+  bool from_cache = false, from_memory = false;
   cl_device_id dev = device();
-  if (std::string why; cache.enabled()) {
+  if (std::optional<cl::Program> earlier = cache.built(context(), cache_key)) {
+    raw = (*earlier)();
+    clRetainProgram(raw);  // the cl::Program below takes this reference
+    from_cache = from_memory = true;
+    how = "program built earlier in this process";
+  } else if (std::string why; cache.enabled()) {
     if (std::optional<std::string> binary = cache.get(cache_key, &why)) {
       const unsigned char* bytes = reinterpret_cast<const unsigned char*>(binary->data());
       const std::size_t size = binary->size();
@@ -239,7 +248,12 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   }
   // Kernels were created from the program and it passed every check: now
   // its binary may be kept.
-  if (cache.enabled()) {
+  if (from_memory) {
+    note = "reused the " + how + note.substr(note.find(';'));
+  } else {
+    cache.keep_built(context(), cache_key, program);
+  }
+  if (cache.enabled() && !from_memory) {
     if (from_cache) {
       note = "loaded from the " + how.substr(how.find("fatcl cache")) + note.substr(note.find(';'));
     } else if (std::string binary = program_binary(raw); !binary.empty()) {

@@ -18,6 +18,7 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <thread>
 
 #include "fatcl/bench.hpp"
 #include "matmul_tiled.hpp"
@@ -603,6 +604,8 @@ TEST(Auto, ProgramCacheServesTheNextLoadAndSurvivesDamage) {
     std::filesystem::remove_all(dir);
     return;
   }
+  // A new cache object stands for the next process: memory empty, folder full.
+  o.cache = cache = std::make_shared<ProgramCache>(dir, 1ull << 30);
   {
     Matmul second(runtime().context, runtime().device, o);
     EXPECT_NE(chosen_note(second).find("loaded from the fatcl cache"), std::string::npos)
@@ -624,12 +627,47 @@ TEST(Auto, ProgramCacheServesTheNextLoadAndSurvivesDamage) {
       if (std::string(damage) == "foreign") bytes[20] ^= 0x20;  // a byte of the key
       std::ofstream(e.path(), std::ios::binary | std::ios::trunc) << bytes;
     }
+    o.cache = std::make_shared<ProgramCache>(dir, 1ull << 30);
     Matmul again(runtime().context, runtime().device, o);
     EXPECT_NE(again.explanation().to_string().find("discarded"), std::string::npos)
         << again.explanation().to_string();
     EXPECT_LE(run_and_compare(again, {37, 29, 23}), 1e-5);
   }
   std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace fatcl
+
+namespace fatcl {
+namespace {
+
+// Threads of one process share the programs built in it: after one load,
+// four threads loading the same variant reuse its program and compute right.
+TEST(Auto, ThreadsShareTheProgramsBuiltInTheProcess) {
+  REQUIRE_RUNTIME();
+  auto cache = std::make_shared<ProgramCache>();  // no folder: memory only
+  MatmulOptions o;
+  o.variant = "matmul_tiled_TILE4";
+  o.use_tuning = false;
+  o.cache = cache;
+  Matmul first(runtime().context, runtime().device, o);
+  std::vector<std::string> notes(4);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < notes.size(); ++i) {
+    threads.emplace_back([&, i] {
+      Matmul m(runtime().context, runtime().device, o);
+      for (const Step& s : m.explanation().steps) {
+        if (s.outcome == Step::Outcome::Chosen) notes[i] = s.reason;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::string& n : notes) {
+    EXPECT_NE(n.find("reused the program built earlier in this process"), std::string::npos) << n;
+  }
+  Matmul last(runtime().context, runtime().device, o);
+  EXPECT_LE(run_and_compare(last, {21, 34, 55}), 1e-5);
 }
 
 }  // namespace

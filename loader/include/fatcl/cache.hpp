@@ -1,4 +1,5 @@
-// The persistent program-binary cache: what a driver built
+// The program cache: programs built in this process, shared by its threads,
+// and the persistent program-binary cache: what a driver built
 // (CL_PROGRAM_BINARIES) kept on disk, so that the next start loads it with
 // clCreateProgramWithBinary instead of compiling again (PyOpenCL's and
 // ArrayFire's binary caches, CUDA's JIT cache).
@@ -15,10 +16,15 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include "fatcl/opencl.hpp"
 
 namespace fatcl {
 
@@ -56,10 +62,19 @@ class ProgramCache {
   // The file an entry of `key` lives in.
   std::filesystem::path path_of(const std::string& key) const;
 
+  // Programs built in this process, in memory whether or not the folder is
+  // on: every thread that loads the same build into the same context gets
+  // the same program. They live as long as the cache (and keep their
+  // contexts alive), like CLBlast's program cache.
+  std::optional<cl::Program> built(cl_context context, const std::string& key) const;
+  void keep_built(cl_context context, const std::string& key, const cl::Program& program) const;
+
  private:
   void evict() const;
   std::filesystem::path dir_;
   std::uint64_t max_bytes_ = 0;
+  mutable std::mutex mutex_;
+  mutable std::map<std::pair<cl_context, std::string>, cl::Program> built_;
 };
 
 // FNV-1a, 64 bits: the entry checksum and file name (not a security hash).
