@@ -6,13 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "fatcl/store.hpp"
 #include "measure.hpp"
 
 namespace fatcl {
@@ -56,15 +56,6 @@ void measure(const cl::CommandQueue& queue, const Problem& p, int reps,
 void measure(const cl::CommandQueue& queue, const Problem& p, int reps,
              const std::function<std::string()>& run, BenchResult& r) {
   measure(queue, p, reps, {run}, {&r});
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string xml_escape(const std::string& text) {
@@ -268,7 +259,7 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
   const DeviceCaps caps = DeviceCaps::query(device);
   BenchReport report;
   report.device = caps.summary();
-  report.date = utc_now();
+  report.date = utc_timestamp();
   const std::vector<BenchShape> shapes =
       options.shapes.empty() ? default_shapes(caps) : options.shapes;
   const int reps = std::max(1, options.repetitions);
@@ -302,11 +293,9 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
     const Family& family = matmul_family(k);
     std::vector<std::string> names;
     if (k == MatmulKernel::Blocked) {
-      for (const Candidate& c :
-           plan(family.manifest(), caps, {}, family.description().ranking).chain) {
-        if (std::find(names.begin(), names.end(), c.variant->name) == names.end()) {
-          names.push_back(c.variant->name);
-        }
+      for (const Variant* v :
+           plan(family.manifest(), caps, {}, family.description().ranking).variants()) {
+        names.push_back(v->name);
       }
       if (options.top > 0 && names.size() > options.top) names.resize(options.top);
       std::vector<std::string> chosen{heuristic.loaded().variant.name};

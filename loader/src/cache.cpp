@@ -13,6 +13,9 @@
 #include <sstream>
 #include <vector>
 
+#include "atomic_file.hpp"
+#include "fatcl/error.hpp"
+
 namespace fatcl {
 namespace {
 
@@ -138,9 +141,6 @@ std::optional<std::string> ProgramCache::get(const std::string& key, std::string
 std::string ProgramCache::put(const std::string& key, std::string_view binary) const {
   if (!enabled()) return "";
   if (key.size() > kMaxKey) return "not cached: the key is too long";
-  std::error_code ec;
-  fs::create_directories(dir_, ec);
-  if (ec) return "not cached: cannot create " + dir_.string() + ": " + ec.message();
   std::string out(kMagic, sizeof kMagic);
   put_int(out, kVersion);
   put_int(out, static_cast<std::uint32_t>(key.size()));
@@ -148,26 +148,10 @@ std::string ProgramCache::put(const std::string& key, std::string_view binary) c
   put_int(out, static_cast<std::uint64_t>(binary.size()));
   put_int(out, fnv1a64(binary));
   out += binary;
-  const fs::path path = path_of(key);
-  std::string tmp = path.string() + ".XXXXXX";
-  const int fd = mkstemp(tmp.data());
-  if (fd < 0) return "not cached: cannot write in " + dir_.string() + ": " + std::strerror(errno);
-  std::size_t done = 0;
-  while (done < out.size()) {
-    const ssize_t n = ::write(fd, out.data() + done, out.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return "not cached: writing " + tmp + " failed: " + std::strerror(e);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fchmod(fd, 0644) != 0 || ::close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    return "not cached: " + path.string() + ": " + std::strerror(e);
+  try {
+    detail::write_file_atomic(path_of(key), out);
+  } catch (const Error& e) {
+    return std::string("not cached: ") + e.what();
   }
   evict();
   return "";

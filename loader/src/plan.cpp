@@ -116,6 +116,14 @@ Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& o
   return out;
 }
 
+std::vector<const Variant*> Plan::variants() const {
+  std::vector<const Variant*> out;
+  for (const Candidate& c : chain) {
+    if (std::find(out.begin(), out.end(), c.variant) == out.end()) out.push_back(c.variant);
+  }
+  return out;
+}
+
 std::string Explanation::to_string() const {
   std::string out = "device: " + device + "\n";
   const Step* chosen = nullptr;

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "atomic_file.hpp"
 #include "shipped_tuning.hpp"
 
 namespace fatcl {
@@ -137,15 +138,6 @@ TuningEntry entry_from_json(const json& j, const std::string& where) {
   return e;
 }
 
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string same_entry_key(const TuningEntry& e) {
   return e.family + "|" + e.platform + "|" + e.device + "|" + e.driver + "|" + e.size_class();
 }
@@ -175,39 +167,6 @@ class FileLock {
   int fd_ = -1;
 };
 
-void write_atomic(const fs::path& path, const std::string& text) {
-  std::error_code ec;
-  if (!path.parent_path().empty()) fs::create_directories(path.parent_path(), ec);
-  if (ec) throw Error("cannot create " + path.parent_path().string() + ": " + ec.message());
-  std::string tmp = path.string() + ".XXXXXX";
-  const int fd = mkstemp(tmp.data());
-  if (fd < 0)
-    throw Error("cannot create a temporary file beside " + path.string() + ": " +
-                std::strerror(errno));
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw Error("cannot write " + tmp + ": " + std::strerror(e));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::fchmod(fd, 0644) != 0 || ::close(fd) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    throw Error("cannot finish " + tmp + ": " + std::strerror(e));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    throw Error("cannot rename " + tmp + " to " + path.string() + ": " + std::strerror(e));
-  }
-}
-
 // Reads `path` into the two lists: "" if it does not exist or was read,
 // else why it cannot be used.
 std::string read_store(const fs::path& path, std::vector<TuningEntry>* tuning,
@@ -231,6 +190,15 @@ std::string read_store(const fs::path& path, std::vector<TuningEntry>* tuning,
 }  // namespace
 
 const char* fatcl_version() { return FATCL_VERSION; }
+
+std::string utc_timestamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
 
 std::string size_class(const std::vector<std::size_t>& problem) {
   std::string out;
@@ -475,7 +443,7 @@ std::optional<Outcome> Store::outcome(const BuildKey& key) const {
 }
 
 void Store::remember(const BuildKey& key, Outcome outcome) {
-  if (outcome.date.empty()) outcome.date = now_utc();
+  if (outcome.date.empty()) outcome.date = utc_timestamp();
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->outcomes[key.to_string()] = {key, std::move(outcome)};
 }
@@ -531,7 +499,8 @@ void Store::save() {
                                {"verdict", o.verdict},
                                {"date", o.date}});
   }
-  write_atomic(impl_->path, doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+  detail::write_file_atomic(impl_->path,
+                            doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace fatcl

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -23,15 +22,6 @@ double seconds_since(Clock::time_point start) {
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
 
@@ -81,7 +71,7 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
   const DeviceCaps caps = DeviceCaps::query(device);
   TuneReport report;
   report.device = caps.summary();
-  report.date = utc_now();
+  report.date = utc_timestamp();
   const std::vector<BenchShape> shapes =
       options.shapes.empty() ? default_tune_shapes(caps) : options.shapes;
   const int reps = std::max(5, options.repetitions);
@@ -93,17 +83,11 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
   bool events_real = !has_driver_quirk(caps, "loop-limit-65536");
 
   const Family& family = matmul_family(MatmulKernel::Blocked);
-  std::vector<const Variant*> ranked;  // candidates in the family's ranking
-  {
-    LoadOptions o;
-    o.tier = options.tier;
-    for (const Candidate& c :
-         plan(family.manifest(), caps, o, family.description().ranking).chain) {
-      if (std::find(ranked.begin(), ranked.end(), c.variant) == ranked.end()) {
-        ranked.push_back(c.variant);
-      }
-    }
-  }
+  LoadOptions fit;
+  fit.tier = options.tier;
+  // Candidates in the family's ranking.
+  const std::vector<const Variant*> ranked =
+      plan(family.manifest(), caps, fit, family.description().ranking).variants();
   // Built once, shared by every shape; a variant that fails to load stays failed.
   std::map<std::string, std::unique_ptr<Matmul>> built;
   std::map<std::string, std::string> load_failure;
@@ -293,7 +277,7 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
       e.device = caps.device_name;
       e.driver = caps.driver_version;
       e.problem = {s.m, s.n, s.k};
-      e.measured = utc_now();
+      e.measured = utc_timestamp();
       e.fatcl_version = fatcl_version();
       for (const TuneMeasurement* m : good) {
         e.ranking.push_back(

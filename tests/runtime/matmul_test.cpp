@@ -414,11 +414,7 @@ namespace {
 std::vector<const Variant*> fitting_blocked() {
   const Family& f = matmul_family(MatmulKernel::Blocked);
   const DeviceCaps caps = DeviceCaps::query(runtime().device);
-  std::vector<const Variant*> out;
-  for (const Candidate& c : plan(f.manifest(), caps, {}, f.description().ranking).chain) {
-    if (std::find(out.begin(), out.end(), c.variant) == out.end()) out.push_back(c.variant);
-  }
-  return out;
+  return plan(f.manifest(), caps, {}, f.description().ranking).variants();
 }
 
 TuningEntry entry_for_this_device(std::vector<std::size_t> problem,

@@ -53,10 +53,8 @@ VerbRun add_cache(CLI::App& app) {
           for (MatmulKernel k : {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive}) {
             const Family& family = matmul_family(k);
             std::vector<std::string> names;
-            for (const Candidate& c : plan(family.manifest(), caps).chain) {
-              if (std::find(names.begin(), names.end(), c.variant->name) == names.end()) {
-                names.push_back(c.variant->name);
-              }
+            for (const Variant* v : plan(family.manifest(), caps).variants()) {
+              names.push_back(v->name);
             }
             for (const std::string& name : names) {
               LoadOptions lo;

@@ -203,6 +203,9 @@ struct Candidate {
 struct Plan {
   std::vector<Candidate> chain;
   std::vector<Step> rejected;
+  // The variants of the chain, each once, in its order (what bench, tune and
+  // cache warm run).
+  std::vector<const Variant*> variants() const;
 };
 
 // The plan: variants that fit the device (work-group size within

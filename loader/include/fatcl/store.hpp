@@ -23,6 +23,9 @@ namespace fatcl {
 
 // The fatcl version written into tuning entries.
 const char* fatcl_version();
+// Now, UTC, ISO 8601 ("2026-11-30T16:39:19Z"): how entries, outcomes and
+// reports are dated.
+std::string utc_timestamp();
 
 struct TunedVariant {
   std::string variant;
