@@ -10,11 +10,12 @@ job="${1:-}"
 [ $# -gt 0 ] && shift
 build="${FATCL_BUILD_DIR:-build}"
 
-# Build: compiler, loader, tool. The toolchain packages let the build check
-# that generated/ is fresh; the runtime packages give the demo a device.
+# Build: compiler, loader, tool. The toolchain packages (llvm-15 and libclc-15
+# for the PTX tier) let the build check that generated/ is fresh; the runtime
+# packages give the demo a device.
 packages="cmake ninja-build g++ ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers
   nlohmann-json3-dev libcli11-dev libssl-dev spirv-tools spirv-headers clang-15 llvm-spirv-15
-  pocl-opencl-icd libclblast-dev"
+  llvm-15 libclc-15 pocl-opencl-icd libclblast-dev"
 case "$job" in
   demo) ;;
   test)

@@ -19,11 +19,13 @@ if(REGENERATE)
 endif()
 # What matters is what the product runs: module bytes, source, parameters and
 # everything else in the manifest and the embedding code. The versions of the
-# tools that made them are recorded, not compared: another patch release of
+# tools that made them, and ptxas's report on the PTX, are recorded, not compared: another patch release of
 # clang-15 that writes the same modules leaves the copy fresh.
 function(_fatcl_without_toolchain file out)
   file(READ "${file}" text)
   string(REGEX REPLACE "\"toolchain\": {[^}]*}" "\"toolchain\": {}" text "${text}")
+  # ptxas's report is there only where a CUDA toolkit was: not compared.
+  string(REGEX REPLACE "\"ptxas\": {[^}]*}" "\"ptxas\": {}" text "${text}")
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 

@@ -21,7 +21,9 @@
 # POINTs), the variant names and the compilation are fatcl-compile's: one
 # add_custom_command runs `fatcl-compile family`, which compiles every point
 # (clang-15 -> llvm-spirv-15 -> SPIRV-Tools validation; an invalid module
-# fails the build naming the variant) and writes manifest.json, the modules,
+# fails the build naming the variant; with llvm-link-15, opt-15, llc-15 and
+# libclc-15 also PTX for NVIDIA, assembled by ptxas where a CUDA toolkit is
+# found, PTX it rejects failing the build) and writes manifest.json, the modules,
 # <family>.embed.cpp and <family>.hpp, which declares
 # `const fatcl::EmbeddedFamily& <ns>::<family>()`. Its depfile lists the
 # source and the headers it includes. The .embed.cpp is compiled into TARGET;
@@ -42,6 +44,24 @@ include_guard(GLOBAL)
 set(_FATCL_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
 find_program(FATCL_CLANG NAMES clang-15 DOC "clang for OpenCL C -> LLVM IR (fatcl)")
 find_program(FATCL_LLVM_SPIRV NAMES llvm-spirv-15 DOC "LLVM IR -> SPIR-V translator (fatcl)")
+# The PTX tier (NVIDIA): LLVM 15's tools and libclc's NVPTX library (libclc-15);
+# ptxas from a CUDA toolkit, where there is one, validates the PTX.
+find_program(FATCL_LLVM_LINK NAMES llvm-link-15 DOC "PTX route: llvm-link (fatcl)")
+find_program(FATCL_OPT NAMES opt-15 DOC "PTX route: opt (fatcl)")
+find_program(FATCL_LLC NAMES llc-15 DOC "PTX route: llc (fatcl)")
+find_file(FATCL_LIBCLC_NVPTX nvptx64--nvidiacl.bc PATHS /usr/lib/clc /usr/share/clc
+          DOC "PTX route: libclc's NVPTX library (fatcl)")
+find_program(FATCL_PTXAS NAMES ptxas PATHS /usr/local/cuda/bin DOC "PTX validation: ptxas (fatcl)")
+set(FATCL_MAKES_PTX OFF)
+if(FATCL_LLVM_LINK AND FATCL_OPT AND FATCL_LLC AND FATCL_LIBCLC_NVPTX)
+  set(FATCL_MAKES_PTX ON)
+  if(NOT FATCL_PTXAS)
+    message(STATUS "fatcl: no ptxas (CUDA toolkit): the PTX tier's modules are built unvalidated")
+  endif()
+else()
+  message(STATUS "fatcl: no PTX tier (needs llvm-link-15, opt-15, llc-15 and libclc-15's "
+                 "nvptx64--nvidiacl.bc)")
+endif()
 
 function(fatcl_add_kernel_variants)
   # Split off repeated PARAM groups by hand, each into "--param=NAME=V1,V2";
@@ -159,6 +179,13 @@ function(fatcl_add_kernel_variants)
   foreach(flag IN LISTS F_CLANG_FLAGS)
     list(APPEND args "--extra-clang-flag=${flag}")
   endforeach()
+  if(FATCL_MAKES_PTX)
+    list(APPEND args --llvm-link "${FATCL_LLVM_LINK}" --opt "${FATCL_OPT}" --llc "${FATCL_LLC}"
+                     --libclc-nvptx "${FATCL_LIBCLC_NVPTX}")
+    if(FATCL_PTXAS)
+      list(APPEND args --ptxas "${FATCL_PTXAS}")
+    endif()
+  endif()
 
   set(bundle_outputs "${out}/bundle/manifest.json" "${out}/bundle/${F_FAMILY}.embed.cpp"
                      "${out}/bundle/${F_FAMILY}.hpp")
@@ -176,7 +203,9 @@ function(fatcl_add_kernel_variants)
   if(committed)
     set(compare -DBUILT=${out}/bundle -DCOMMITTED=${committed}
                 -P "${_FATCL_KERNELS_DIR}/FatclCompareGenerated.cmake")
-    if(FATCL_CHECK_GENERATED)
+    if(FATCL_CHECK_GENERATED AND NOT FATCL_MAKES_PTX)
+      message(STATUS "fatcl: ${F_COMMITTED} not checked for freshness: this build makes no PTX")
+    elseif(FATCL_CHECK_GENERATED)
       file(GLOB committed_files "${committed}/*")
       add_custom_command(
         OUTPUT "${out}/committed-copy-is-fresh.stamp"

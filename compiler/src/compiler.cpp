@@ -15,11 +15,14 @@
 
 #include "fatcl/error.hpp"
 #include "process.hpp"
+#include "ptx.hpp"
 
 namespace fs = std::filesystem;
 
 namespace fatcl {
 namespace {
+
+using detail::run_tool;
 
 constexpr const char* kGenerator = "fatcl-compile 0.1.0";
 constexpr const char* kLanguage = "CL1.2";
@@ -36,27 +39,6 @@ std::string first_line_with(const std::string& text, const std::string& needle) 
     }
   }
   return "";
-}
-
-std::string tail_lines(const std::string& text, std::size_t max_lines = 30) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  std::string out;
-  std::size_t start = lines.size() > max_lines ? lines.size() - max_lines : 0;
-  for (std::size_t i = start; i < lines.size(); ++i) out += "  " + lines[i] + "\n";
-  return out;
-}
-
-detail::ProcessResult run_tool(const std::vector<std::string>& argv, const std::string& what) {
-  detail::ProcessResult r = detail::run_process(argv);
-  if (r.exit_code != 0) {
-    std::string cmd;
-    for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-    throw Error(what + " failed (exit " + std::to_string(r.exit_code) + "): " + cmd + "\n" +
-                tail_lines(r.output));
-  }
-  return r;
 }
 
 fs::path find_include(const std::string& name, const fs::path& from,
@@ -138,6 +120,10 @@ std::map<std::string, std::string> Toolchain::versions() const {
   v["llvm-spirv"] =
       first_line_with(run_tool({llvm_spirv, "--version"}, llvm_spirv).output, "version");
   v["spirv-tools"] = spvSoftwareVersionString();
+  if (makes_ptx()) v["llc"] = first_line_with(run_tool({llc, "--version"}, llc).output, "version");
+  if (makes_ptx() && !ptxas.empty()) {
+    v["ptxas"] = first_line_with(run_tool({ptxas, "--version"}, ptxas).output, "release");
+  }
   return v;
 }
 
@@ -228,6 +214,11 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
     m.compile_flags.insert(m.compile_flags.end(), request.extra_clang_flags.begin(),
                            request.extra_clang_flags.end());
     m.compile_flags.push_back("llvm-spirv:--spirv-max-version=" + request.spirv_max_version);
+    if (toolchain.makes_ptx()) {
+      m.compile_flags.push_back("ptx:-target nvptx64-nvidia-nvcl -O3, libclc " +
+                                fs::path(toolchain.libclc_nvptx).filename().string() +
+                                ", opt -O3, llc -mcpu=" + toolchain.ptx_cpu);
+    }
     m.toolchain =
         request.toolchain_versions.empty() ? toolchain.versions() : request.toolchain_versions;
     Variant v;
@@ -241,6 +232,11 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
     v.local_mem_bytes = info.local_mem_bytes;
     v.spirv_size = out.spirv.size() * 4;
     v.sha256 = sha256_hex(out.spirv.data(), v.spirv_size);
+    if (toolchain.makes_ptx()) {
+      detail::PtxBuild ptx = detail::compile_ptx(toolchain, request, name, cl, dir);
+      out.ptx = std::move(ptx.text);
+      v.ptx = ptx.module;
+    }
     m.variants.push_back(v);
   } catch (const Error& e) {
     throw Error("variant " + name + ": " + e.what(), e.cl_code());
@@ -250,9 +246,11 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
 
 Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
   if (input.variants.empty()) throw Error("bundle: no variants given");
-  Manifest m = input.variants.front().first;
+  Manifest m = input.variants.front().manifest;
   m.variants.clear();
-  for (const auto& [vm, words] : input.variants) {
+  for (const CompiledVariant& cv : input.variants) {
+    const Manifest& vm = cv.manifest;
+    const std::vector<std::uint32_t>& words = cv.spirv;
     if (vm.variants.size() != 1) throw Error("bundle: a variant record must hold one variant");
     const Variant& v = vm.variants.front();
     if (vm.family != m.family || vm.kernel != m.kernel || vm.compile_flags != m.compile_flags ||
@@ -260,10 +258,14 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
       throw Error("bundle: variant " + v.name +
                   " was built from another source, toolchain or "
                   "flags than " +
-                  input.variants.front().first.variants.front().name + "; rebuild all variants");
+                  input.variants.front().manifest.variants.front().name + "; rebuild all variants");
     }
     if (sha256_hex(words.data(), words.size() * 4) != v.sha256) {
       throw Error("bundle: " + v.spirv_file + " does not match the SHA-256 in its record");
+    }
+    if (v.ptx.has_value() != !cv.ptx.empty() ||
+        (v.ptx && sha256_hex(cv.ptx.data(), cv.ptx.size()) != v.ptx->sha256)) {
+      throw Error("bundle: the PTX of " + v.name + " does not match its record");
     }
     for (const Variant& other : m.variants) {
       if (other.name == v.name) throw Error("bundle: variant " + v.name + " is given twice");
@@ -284,10 +286,15 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
 
   std::string cpp = "// " + stamp + "\n#include \"" + m.family + ".hpp\"\n\nnamespace {\n\n";
   for (std::size_t i = 0; i < input.variants.size(); ++i) {
-    const auto& words = input.variants[i].second;
+    const auto& words = input.variants[i].spirv;
     cpp += "// " + m.variants[i].name + ", SHA-256 " + m.variants[i].sha256 + "\n";
     cpp += "alignas(4) const unsigned char kModule" + std::to_string(i) + "[" +
            std::to_string(words.size() * 4) + "] = {" + hex_byte_table(words) + "\n};\n\n";
+    if (const std::optional<PtxModule>& ptx = m.variants[i].ptx) {
+      cpp += "// " + ptx->file + ", SHA-256 " + ptx->sha256 + "\n";
+      cpp += "const char kPtx" + std::to_string(i) +
+             "[] = " + raw_string(input.variants[i].ptx, ptx->file) + ";\n\n";
+    }
   }
   // NO_SOURCE: the product carries no OpenCL C; the manifest says so.
   m.source_embedded = input.embed_source;
@@ -301,16 +308,34 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
     cpp += "    {\"" + m.variants[i].name + "\", kModule" + std::to_string(i) + ", sizeof kModule" +
            std::to_string(i) + "},\n";
   }
-  cpp += "};\n\n}  // namespace\n\nnamespace " + ns + " {\n\nconst fatcl::EmbeddedFamily& " +
-         m.family + "() {\n  static const fatcl::EmbeddedFamily family{\n" +
+  cpp += "};\n\n";
+  // PTX text, sized without the literal's final NUL (which stays after it).
+  std::string ptx_modules = "nullptr, 0";
+  std::size_t ptx_count = 0;
+  for (std::size_t i = 0; i < m.variants.size(); ++i) {
+    if (!m.variants[i].ptx) continue;
+    if (ptx_count++ == 0) cpp += "const fatcl::EmbeddedModule kPtxModules[] = {\n";
+    cpp += "    {\"" + m.variants[i].name + "\", reinterpret_cast<const unsigned char*>(kPtx" +
+           std::to_string(i) + "), sizeof kPtx" + std::to_string(i) + " - 1},\n";
+  }
+  if (ptx_count > 0) {
+    cpp += "};\n\n";
+    ptx_modules = "kPtxModules, sizeof kPtxModules / sizeof kPtxModules[0]";
+  }
+  cpp += "}  // namespace\n\nnamespace " + ns + " {\n\nconst fatcl::EmbeddedFamily& " + m.family +
+         "() {\n  static const fatcl::EmbeddedFamily family{\n" +
          "      kManifest, sizeof kManifest - 1, kSource, sizeof kSource - 1,\n" +
-         "      kModules, sizeof kModules / sizeof kModules[0]};\n  return family;\n}\n\n" +
-         "}  // namespace " + ns + "\n";
+         "      kModules, sizeof kModules / sizeof kModules[0],\n      " + ptx_modules +
+         "};\n  return family;\n}\n\n" + "}  // namespace " + ns + "\n";
 
   fs::create_directories(out_dir);
   for (std::size_t i = 0; i < m.variants.size(); ++i) {
-    const auto& words = input.variants[i].second;
+    const auto& words = input.variants[i].spirv;
     write_file_atomic(out_dir / m.variants[i].spirv_file, words.data(), words.size() * 4);
+    if (m.variants[i].ptx) {
+      const std::string& ptx = input.variants[i].ptx;
+      write_file_atomic(out_dir / m.variants[i].ptx->file, ptx.data(), ptx.size());
+    }
   }
   write_text_atomic(out_dir / (m.family + ".hpp"), header);
   write_text_atomic(out_dir / (m.family + ".embed.cpp"), cpp);
@@ -318,10 +343,14 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
   // Modules of variants the grid no longer has would make the folder
   // disagree with its manifest (fatcl validate reports them).
   std::set<std::string> listed;
-  for (const Variant& v : m.variants) listed.insert(v.spirv_file);
+  for (const Variant& v : m.variants) {
+    listed.insert(v.spirv_file);
+    if (v.ptx) listed.insert(v.ptx->file);
+  }
   for (const fs::directory_entry& e : fs::directory_iterator(out_dir)) {
     const std::string name = e.path().filename().string();
-    if (e.path().extension() == ".spv" && !listed.count(name)) fs::remove(e.path());
+    const fs::path ext = e.path().extension();
+    if ((ext == ".spv" || ext == ".ptx") && !listed.count(name)) fs::remove(e.path());
   }
   return m;
 }
@@ -411,7 +440,7 @@ CompiledFamily compile_family(const Toolchain& toolchain, const FamilyRequest& r
   input.embed_source = request.embed_source;
   input.source = self_contained_source(base.source, base.include_dirs, &out.inputs);
   for (std::optional<CompiledVariant>& v : compiled) {
-    input.variants.emplace_back(std::move(v->manifest), std::move(v->spirv));
+    input.variants.push_back(std::move(*v));
   }
   out.manifest = write_bundle(input, out_dir);
   return out;

@@ -6,6 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <sstream>
+
+#include "fatcl/error.hpp"
 
 extern char** environ;
 
@@ -57,6 +60,31 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
     }
   }
   return result;
+}
+
+namespace {
+
+std::string tail_lines(const std::string& text, std::size_t max_lines = 30) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string out;
+  std::size_t start = lines.size() > max_lines ? lines.size() - max_lines : 0;
+  for (std::size_t i = start; i < lines.size(); ++i) out += "  " + lines[i] + "\n";
+  return out;
+}
+
+}  // namespace
+
+ProcessResult run_tool(const std::vector<std::string>& argv, const std::string& what) {
+  ProcessResult r = run_process(argv);
+  if (r.exit_code != 0) {
+    std::string cmd;
+    for (const std::string& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+    throw Error(what + " failed (exit " + std::to_string(r.exit_code) + "): " + cmd + "\n" +
+                tail_lines(r.output));
+  }
+  return r;
 }
 
 }  // namespace fatcl::detail

@@ -14,4 +14,8 @@ struct ProcessResult {
 // Runs argv[0] (looked up on PATH) with argv, without a shell.
 ProcessResult run_process(const std::vector<std::string>& argv);
 
+// run_process, throwing fatcl::Error when the tool fails: "<what> failed
+// (exit N): <command>" and the last lines it printed.
+ProcessResult run_tool(const std::vector<std::string>& argv, const std::string& what);
+
 }  // namespace fatcl::detail

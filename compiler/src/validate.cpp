@@ -95,11 +95,14 @@ class Validator {
     // by it: say so rather than pass over it.
     std::set<std::string> listed;
     if (const std::optional<Manifest> m = manifest_file(manifest)) {
-      for (const Variant& v : m->variants) listed.insert(v.spirv_file);
+      for (const Variant& v : m->variants) {
+        listed.insert(v.spirv_file);
+        if (v.ptx) listed.insert(v.ptx->file);
+      }
     }
     for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (entry.path().extension() == ".spv" &&
-          listed.count(entry.path().filename().string()) == 0) {
+      const fs::path ext = entry.path().extension();
+      if ((ext == ".spv" || ext == ".ptx") && listed.count(entry.path().filename().string()) == 0) {
         problem(entry.path(), "", "manifest", "not listed in " + manifest.string());
       }
     }
@@ -135,8 +138,47 @@ class Validator {
                 "variant " + v.name + ": " + v.spirv_file + " is listed for two variants");
       }
       module_against(file.parent_path() / v.spirv_file, *m, v, file);
+      if (v.ptx) ptx_against(file.parent_path(), *m, v, file);
     }
     return m;
+  }
+
+  // A variant's PTX file against its manifest record: name, size, SHA-256,
+  // .version, .target and the kernel's .entry (ptxas ran when it was built,
+  // where the build had one; the record keeps its report).
+  void ptx_against(const fs::path& dir, const Manifest& m, const Variant& v,
+                   const fs::path& manifest) {
+    const PtxModule& ptx = *v.ptx;
+    if (ptx.file.empty() || ptx.file.find('/') != std::string::npos ||
+        ptx.file.find('\\') != std::string::npos || ptx.file == "." || ptx.file == "..") {
+      return problem(manifest, v.name, "ptx",
+                     "variant " + v.name + ": ptx file \"" + ptx.file.substr(0, 100) +
+                         "\" is not a file name beside the manifest");
+    }
+    const fs::path file = dir / ptx.file;
+    auto text = read(file, v.name);
+    if (!text) return;
+    const std::string from = " (" + manifest.filename().string() + " says ";
+    if (text->size() != ptx.size) {
+      problem(file, v.name, "ptx",
+              "PTX of " + std::to_string(text->size()) + " bytes" + from +
+                  std::to_string(ptx.size) + ")");
+    }
+    if (sha256_hex(text->data(), text->size()) != ptx.sha256) {
+      problem(file, v.name, "ptx",
+              "the PTX's SHA-256 differs from the manifest's: changed after the manifest was "
+              "written, or the manifest is stale");
+    }
+    try {
+      const PtxInfo info = inspect_ptx(*text, m.kernel);
+      if (info.version != ptx.ptx_version || info.target != ptx.target) {
+        problem(file, v.name, "ptx",
+                "the PTX is .version " + info.version + " .target " + info.target + from +
+                    ptx.ptx_version + " " + ptx.target + ")");
+      }
+    } catch (const Error& e) {
+      problem(file, v.name, "ptx", e.what());
+    }
   }
 
   void lone_module(const fs::path& file) {

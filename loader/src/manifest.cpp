@@ -49,6 +49,31 @@ Variant parse_variant(const json& v, std::size_t index) {
   out.local_mem_bytes = get<std::size_t>(v, "local_mem_bytes", where);
   out.spirv_size = get<std::size_t>(v, "spirv_size", where);
   out.sha256 = get<std::string>(v, "sha256", where);
+  if (v.contains("ptx")) {
+    const json& p = field(v, "ptx", where);
+    const std::string pw = where + " ptx";
+    if (!p.is_object()) throw Error("manifest: " + where + " field \"ptx\" is not an object");
+    PtxModule ptx;
+    ptx.file = get<std::string>(p, "file", pw);
+    ptx.target = get<std::string>(p, "target", pw);
+    ptx.ptx_version = get<std::string>(p, "ptx_version", pw);
+    ptx.size = get<std::size_t>(p, "size", pw);
+    ptx.sha256 = get<std::string>(p, "sha256", pw);
+    const json& r = field(p, "ptxas", pw);
+    if (!r.is_object()) throw Error("manifest: " + pw + " field \"ptxas\" is not an object");
+    if (!r.empty()) {
+      const std::string rw = pw + " ptxas";
+      PtxasReport report;
+      report.arch = get<std::string>(r, "arch", rw);
+      report.registers = get<std::size_t>(r, "registers", rw);
+      report.stack_frame_bytes = get<std::size_t>(r, "stack_frame_bytes", rw);
+      report.spill_store_bytes = get<std::size_t>(r, "spill_store_bytes", rw);
+      report.spill_load_bytes = get<std::size_t>(r, "spill_load_bytes", rw);
+      report.shared_bytes = get<std::size_t>(r, "shared_bytes", rw);
+      ptx.ptxas = report;
+    }
+    out.ptx = ptx;
+  }
   return out;
 }
 
@@ -118,6 +143,21 @@ std::string Manifest::dump() const {
                         {"local_mem_bytes", v.local_mem_bytes},
                         {"spirv_size", v.spirv_size},
                         {"sha256", v.sha256}});
+    if (v.ptx) {
+      // An empty "ptxas" object: built where ptxas was missing (unvalidated).
+      json report = json::object();
+      if (const std::optional<PtxasReport>& r = v.ptx->ptxas) {
+        report = {{"arch", r->arch},
+                  {"registers", r->registers},
+                  {"stack_frame_bytes", r->stack_frame_bytes},
+                  {"spill_store_bytes", r->spill_store_bytes},
+                  {"spill_load_bytes", r->spill_load_bytes},
+                  {"shared_bytes", r->shared_bytes}};
+      }
+      variants.back()["ptx"] = {
+          {"file", v.ptx->file}, {"target", v.ptx->target}, {"ptx_version", v.ptx->ptx_version},
+          {"size", v.ptx->size}, {"sha256", v.ptx->sha256}, {"ptxas", report}};
+    }
   }
   json j = {{"generator", generator},
             {"family", family},

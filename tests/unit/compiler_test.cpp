@@ -31,6 +31,26 @@ bool on_path(const std::string& tool) {
 
 using test::TempDir;
 
+// The toolchain with the PTX route, as the build found it.
+Toolchain ptx_toolchain() {
+  Toolchain t;
+#ifdef FATCL_LLVM_LINK
+  t.llvm_link = FATCL_LLVM_LINK;
+  t.opt = FATCL_OPT;
+  t.llc = FATCL_LLC;
+  t.libclc_nvptx = FATCL_LIBCLC_NVPTX;
+  t.ptxas = FATCL_PTXAS;
+#endif
+  return t;
+}
+
+#define REQUIRE_PTX_ROUTE()                                                                 \
+  REQUIRE_TOOLCHAIN();                                                                      \
+  if (!ptx_toolchain().makes_ptx()) {                                                       \
+    GTEST_SKIP() << "no PTX route: the build found no llvm-link-15, opt-15, llc-15 or "     \
+                    "libclc-15's nvptx64--nvidiacl.bc (apt-get install llvm-15 libclc-15)"; \
+  }
+
 VariantRequest tiled(long long tile) {
   VariantRequest r;
   r.family = "matmul_tiled";
@@ -163,23 +183,25 @@ TEST(Generated, CommittedModulesAreValid) {
   EXPECT_EQ(modules, 5);
 }
 
-// The text without its "toolchain": {...} block: the tools' version lines
-// are recorded, not compared (another patch release writes the same modules).
+// The text without its "toolchain": {...} and "ptxas": {...} blocks: the
+// tools' version lines and ptxas's report are recorded, not compared
+// (another patch release writes the same modules; ptxas may be missing).
 std::string without_toolchain(const std::string& text) {
-  return std::regex_replace(text, std::regex("\"toolchain\": \\{[^}]*\\}"), "");
+  return std::regex_replace(std::regex_replace(text, std::regex("\"toolchain\": \\{[^}]*\\}"), ""),
+                            std::regex("\"ptxas\": \\{[^}]*\\}"), "");
 }
 
 // The committed copies are byte-for-byte what the toolchain builds now, but
 // for the recorded tool versions.
 TEST(Generated, CommittedCopiesAreReproducible) {
-  REQUIRE_TOOLCHAIN();
+  REQUIRE_PTX_ROUTE();
   TempDir out;
   BundleInput input;
   input.source = self_contained_source(kSourceDir / "kernels/matmul_tiled.cl", {});
   input.cpp_namespace = "fatcl::kernels";
   for (long long tile : {4, 8, 16, 32}) {
-    CompiledVariant v = compile_variant(Toolchain{}, tiled(tile));
-    input.variants.emplace_back(v.manifest, v.spirv);
+    CompiledVariant v = compile_variant(ptx_toolchain(), tiled(tile));
+    input.variants.push_back(v);
   }
   write_bundle(input, out.path);
   const fs::path committed = kSourceDir / "generated/matmul_tiled";
@@ -190,7 +212,98 @@ TEST(Generated, CommittedCopiesAreReproducible) {
               without_toolchain(read_text(committed / entry.path().filename())));
     ++files;
   }
-  EXPECT_EQ(files, 4 + 3);  // modules, manifest, .embed.cpp, .hpp
+  EXPECT_EQ(files, 4 + 4 + 3);  // modules, PTX, manifest, .embed.cpp, .hpp
+}
+
+// The PTX route: optimised PTX with the kernel as its entry, recorded in the
+// manifest with ptxas's report where ptxas is found, and embedded.
+TEST(Compiler, PtxRouteRecordsAndEmbedsEachVariantsPtx) {
+  REQUIRE_PTX_ROUTE();
+  const Toolchain t = ptx_toolchain();
+  CompiledVariant v = compile_variant(t, tiled(16));
+  const Variant& info = v.manifest.variants.front();
+  ASSERT_TRUE(info.ptx);
+  EXPECT_EQ(info.ptx->file, "matmul_tiled_TILE16.ptx");
+  EXPECT_EQ(info.ptx->target, "sm_60");
+  EXPECT_EQ(info.ptx->size, v.ptx.size());
+  EXPECT_EQ(info.ptx->sha256, sha256_hex(v.ptx.data(), v.ptx.size()));
+  EXPECT_NE(v.ptx.find(".entry matmul_tiled"), std::string::npos);
+  EXPECT_EQ(v.ptx.find("call.uni"), std::string::npos) << "libclc's built-ins are inlined";
+  if (!t.ptxas.empty()) {
+    ASSERT_TRUE(info.ptx->ptxas);
+    EXPECT_EQ(info.ptx->ptxas->arch, "sm_90");
+    EXPECT_GT(info.ptx->ptxas->registers, 0u);
+    EXPECT_EQ(info.ptx->ptxas->shared_bytes, info.local_mem_bytes)
+        << "the __local memory the SPIR-V module declares";
+  }
+  TempDir out;
+  BundleInput input;
+  input.source = self_contained_source(kSourceDir / "kernels/matmul_tiled.cl", {});
+  input.variants.push_back(v);
+  write_bundle(input, out.path);
+  EXPECT_TRUE(fs::exists(out.path / "matmul_tiled_TILE16.ptx"));
+  const std::string cpp = read_text(out.path / "matmul_tiled.embed.cpp");
+  EXPECT_NE(cpp.find("kPtxModules"), std::string::npos);
+  // A record whose PTX does not match is refused.
+  input.variants.front().ptx += "\n";
+  EXPECT_NE(error_of([&] { write_bundle(input, out.path); }).find("the PTX of matmul_tiled_TILE16"),
+            std::string::npos);
+}
+
+// PTX that ptxas rejects fails the build naming the variant and quoting
+// ptxas: here a kernel that uses more shared memory than sm_90 has. Where
+// the build has no ptxas, the same PTX is recorded as unvalidated.
+TEST(Compiler, PtxThatPtxasRejectsFailsNamingTheVariant) {
+  REQUIRE_PTX_ROUTE();
+  TempDir dir;
+  std::ofstream(dir.path / "huge.cl")
+      << "kernel void huge(global float* x) {\n"
+         "  local float big[64 * 1024];\n"  // 256 KiB of shared memory
+         "  big[get_local_id(0)] = x[get_global_id(0)];\n"
+         "  barrier(CLK_LOCAL_MEM_FENCE);\n"
+         "  x[get_global_id(0)] = big[get_local_size(0) - 1 - get_local_id(0)];\n"
+         "}\n";
+  VariantRequest r;
+  r.family = "huge";
+  r.kernel = "huge";
+  r.source = dir.path / "huge.cl";
+  r.params = {{"N", 1}};
+  if (ptx_toolchain().ptxas.empty()) {
+    const CompiledVariant v = compile_variant(ptx_toolchain(), r);
+    ASSERT_TRUE(v.manifest.variants.front().ptx);
+    EXPECT_FALSE(v.manifest.variants.front().ptx->ptxas) << "no ptxas: recorded as unvalidated";
+    return;
+  }
+  const std::string message = error_of([&] { compile_variant(ptx_toolchain(), r); });
+  EXPECT_EQ(message.rfind("variant huge_N1: ptxas -arch=sm_90 rejected the PTX", 0), 0u) << message;
+  EXPECT_NE(message.find("shared"), std::string::npos) << message;
+}
+
+// ptxas -v's report is read for the kernel's own block, not a helper's.
+TEST(Compiler, PtxasReportIsReadForTheKernel) {
+  const std::string out =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+      "ptxas info    : Function properties for k\n"
+      "    24 bytes stack frame, 16 bytes spill stores, 8 bytes spill loads\n"
+      "ptxas info    : Used 254 registers, used 1 barriers, 24 bytes cumulative stack size, "
+      "16640 bytes smem\n"
+      "ptxas info    : Function properties for _Z7barrierj\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n";
+  const PtxasReport r = parse_ptxas_report(out, "k");
+  EXPECT_EQ(r.arch, "sm_90");
+  EXPECT_EQ(r.registers, 254u);
+  EXPECT_EQ(r.stack_frame_bytes, 24u);
+  EXPECT_EQ(r.spill_store_bytes, 16u);
+  EXPECT_EQ(r.spill_load_bytes, 8u);
+  EXPECT_EQ(r.shared_bytes, 16640u);
+  const std::string no_smem = std::regex_replace(out, std::regex(", 16640 bytes smem"), "");
+  EXPECT_EQ(parse_ptxas_report(no_smem, "k").shared_bytes, 0u);
+  EXPECT_NE(error_of([&] { parse_ptxas_report(out, "other"); }).find("'other'"), std::string::npos);
+  EXPECT_NE(error_of([] { inspect_ptx(".version 5.0\n.target sm_60\n", "k"); }).find("no .entry k"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { inspect_ptx(".target sm_60\n.entry k(", "k"); }).find(".version"),
+            std::string::npos);
 }
 
 // Bundling again after a variant left the grid removes its module: the
@@ -204,7 +317,7 @@ TEST(Bundle, RebundlingRemovesModulesOfDroppedVariants) {
     input.cpp_namespace = "fatcl::kernels";
     for (long long tile : tiles) {
       CompiledVariant v = compile_variant(Toolchain{}, tiled(tile));
-      input.variants.emplace_back(v.manifest, v.spirv);
+      input.variants.push_back(v);
     }
     write_bundle(input, out.path);
   };

@@ -75,6 +75,28 @@ TEST(Validate, TamperedModuleIsCaughtByItsHash) {
   EXPECT_EQ(r.valid.size(), 3u) << r.to_text();
 }
 
+// The PTX beside each module is checked against its record too: a changed,
+// truncated or missing PTX, and one the manifest does not list, are named.
+TEST(Validate, DamagedPtxIsNamed) {
+  BundleCopy b;
+  std::string ptx = read_text(b / "matmul_tiled_TILE16.ptx");
+  ptx.replace(ptx.find(".entry matmul_tiled"), 19, ".entry matmul_tilex");
+  write_bytes(b / "matmul_tiled_TILE16.ptx", ptx);
+  write_bytes(b / "matmul_tiled_TILE8.ptx", read_text(b / "matmul_tiled_TILE8.ptx").substr(0, 100));
+  fs::remove(b / "matmul_tiled_TILE4.ptx");
+  write_bytes(b / "stray.ptx", ".version 5.0\n");
+  const ValidationReport r = validate_paths({b.dir.path});
+  EXPECT_FALSE(r.ok());
+  const auto lines = problems_of(r, "ptx");
+  EXPECT_TRUE(contains(lines, "matmul_tiled_TILE16: the PTX's SHA-256 differs")) << r.to_text();
+  EXPECT_TRUE(contains(lines, "matmul_tiled_TILE16: the PTX has no .entry matmul_tiled"))
+      << r.to_text();
+  EXPECT_TRUE(contains(lines, "matmul_tiled_TILE8: PTX of 100 bytes")) << r.to_text();
+  EXPECT_TRUE(contains(problems_of(r, "read"), "matmul_tiled_TILE4: missing")) << r.to_text();
+  EXPECT_TRUE(contains(problems_of(r, "manifest"), "not listed in")) << r.to_text();
+  EXPECT_EQ(r.valid.size(), 4u) << "the SPIR-V modules are fine: " << r.to_text();
+}
+
 TEST(Validate, StaleManifestNamesEveryFieldThatDiffers) {
   BundleCopy b;
   // The TILE32 entry now describes TILE8's module: a manifest from another build.

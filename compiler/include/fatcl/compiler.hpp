@@ -31,6 +31,22 @@ namespace fatcl {
 struct Toolchain {
   std::string clang = "clang-15";
   std::string llvm_spirv = "llvm-spirv-15";
+  // The PTX route for NVIDIA's OpenCL: clang (-target nvptx64-nvidia-nvcl
+  // -O3), linked with libclc's NVPTX library, optimised again so that its
+  // built-ins inline, then llc. All four set, or no PTX is made.
+  std::string llvm_link;          // "llvm-link-15"
+  std::string opt;                // "opt-15"
+  std::string llc;                // "llc-15"
+  std::string libclc_nvptx;       // "/usr/lib/clc/nvptx64--nvidiacl.bc"
+  std::string ptx_cpu = "sm_60";  // newest LLVM 15 knows well; drivers JIT it up
+  // ptxas (CUDA toolkit) assembles every PTX for ptx_arch and reports its
+  // registers, stack frame, spills and shared memory; "": PTX unvalidated.
+  std::string ptxas;
+  std::string ptx_arch = "sm_90";
+
+  bool makes_ptx() const {
+    return !llvm_link.empty() && !opt.empty() && !llc.empty() && !libclc_nvptx.empty();
+  }
 
   // Version line of each tool (and of the linked SPIRV-Tools library), for
   // the manifest. Throws fatcl::Error naming a tool that does not run.
@@ -54,6 +70,7 @@ struct VariantRequest {
 struct CompiledVariant {
   Manifest manifest;  // the family's manifest with just this variant
   std::vector<std::uint32_t> spirv;
+  std::string ptx;                            // "" when the toolchain makes no PTX
   std::vector<std::filesystem::path> inputs;  // source and headers read
 };
 
@@ -93,6 +110,18 @@ std::string self_contained_source(const std::filesystem::path& source,
 // validator's own message.
 CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest& request);
 
+// ptxas -v's report for `kernel` (its "Compiling entry function" block).
+// Throws fatcl::Error when the output has no such block or its numbers.
+PtxasReport parse_ptxas_report(const std::string& output, const std::string& kernel);
+
+// The .version and .target of PTX text, and whether it has `.entry kernel`;
+// throws fatcl::Error naming what is missing.
+struct PtxInfo {
+  std::string version;  // "5.0"
+  std::string target;   // "sm_60"
+};
+PtxInfo inspect_ptx(const std::string& ptx, const std::string& kernel);
+
 // What fatcl reads off a SPIR-V module.
 struct ModuleInfo {
   std::string version;                                       // "1.0"
@@ -122,13 +151,13 @@ void validate_module(const std::vector<std::uint32_t>& spirv, std::string target
 std::string sha256_hex(const void* data, std::size_t size);
 
 // Writes the family bundle into `out_dir`, each file whole or not at all:
-//   manifest.json, <variant>.spv for each variant, <family>.embed.cpp and
+//   manifest.json, <variant>.spv (and .ptx) for each variant, <family>.embed.cpp and
 //   <family>.hpp declaring `const fatcl::EmbeddedFamily& <ns>::<family>()`.
 // `variants` are single-variant manifests (as compile_variant returns) with
 // their modules; they must agree on family, kernel, flags and toolchain.
 struct BundleInput {
-  std::vector<std::pair<Manifest, std::vector<std::uint32_t>>> variants;
-  std::string source;  // self-contained OpenCL C
+  std::vector<CompiledVariant> variants;  // manifest, module, PTX (if any)
+  std::string source;                     // self-contained OpenCL C
   std::string cpp_namespace = "fatcl_kernels";
   bool embed_source = true;  // false (NO_SOURCE): no OpenCL C in the bundle
 };

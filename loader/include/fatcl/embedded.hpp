@@ -1,6 +1,6 @@
 // What fatcl_add_kernel_variants() embeds into a library for one kernel
 // family: the manifest, the self-contained OpenCL C source (for the source
-// fallback) and the SPIR-V modules. Plain data, defined by generated code;
+// fallback), the SPIR-V modules and the PTX. Plain data, defined by generated code;
 // fatcl::Family (loader.hpp) reads it.
 #pragma once
 
@@ -10,7 +10,7 @@ namespace fatcl {
 
 struct EmbeddedModule {
   const char* variant;        // variant name, as in the manifest
-  const unsigned char* data;  // SPIR-V words as little-endian bytes
+  const unsigned char* data;  // SPIR-V words as little-endian bytes, or PTX text
   std::size_t size;           // bytes
 };
 
@@ -21,6 +21,9 @@ struct EmbeddedFamily {
   std::size_t source_size;
   const EmbeddedModule* modules;
   std::size_t module_count;
+  // PTX text per variant that has one (NVIDIA); none: nullptr, 0.
+  const EmbeddedModule* ptx_modules = nullptr;
+  std::size_t ptx_module_count = 0;
 };
 
 }  // namespace fatcl

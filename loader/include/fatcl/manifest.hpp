@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,6 +20,27 @@ namespace fatcl {
 using ParamPoint = std::vector<std::pair<std::string, long long>>;
 
 // One compile-time parameter point of a family, compiled to one SPIR-V module.
+// What ptxas -v said about a PTX module's kernel for one architecture.
+struct PtxasReport {
+  std::string arch;  // "sm_90"
+  std::size_t registers = 0;
+  std::size_t stack_frame_bytes = 0;
+  std::size_t spill_store_bytes = 0;
+  std::size_t spill_load_bytes = 0;
+  std::size_t shared_bytes = 0;  // static __local memory (smem)
+};
+
+// A variant's PTX, for NVIDIA's OpenCL (clCreateProgramWithBinary).
+struct PtxModule {
+  std::string file;         // beside the manifest, "<variant>.ptx"
+  std::string target;       // .target, e.g. "sm_60"
+  std::string ptx_version;  // .version, e.g. "5.0"
+  std::size_t size = 0;     // bytes
+  std::string sha256;       // of the PTX text, lower-case hex
+  // ptxas's report; none when the build had no ptxas (the PTX is unvalidated).
+  std::optional<PtxasReport> ptxas;
+};
+
 struct Variant {
   std::string name;  // e.g. "matmul_tiled_TILE16"
   ParamPoint params;
@@ -30,6 +52,7 @@ struct Variant {
   std::size_t local_mem_bytes = 0;                           // __local memory the kernel declares
   std::size_t spirv_size = 0;                                // bytes of the module
   std::string sha256;                                        // of the module, lower-case hex
+  std::optional<PtxModule> ptx;  // none: built without libclc's NVPTX library
 
   // Work-items in the required work-group (product of reqd_work_group_size),
   // 0 when the kernel leaves the work-group size open.
@@ -41,11 +64,11 @@ struct Variant {
 };
 
 struct Manifest {
-  std::string generator;                         // "fatcl-compile <version>"
-  std::string family;                            // e.g. "matmul_tiled"
-  std::string kernel;                            // kernel function name inside the module
-  std::string source_file;                       // file name of the OpenCL C source
-  std::string source_sha256;                     // of the (self-contained) source compiled
+  std::string generator;      // "fatcl-compile <version>"
+  std::string family;         // e.g. "matmul_tiled"
+  std::string kernel;         // kernel function name inside the module
+  std::string source_file;    // file name of the OpenCL C source
+  std::string source_sha256;  // of the (self-contained) source compiled
   // false: the bundle embeds no OpenCL C (NO_SOURCE): precompiled tiers only.
   bool source_embedded = true;
   std::string language;                          // "CL1.2": the -cl-std the variants use
