@@ -81,20 +81,20 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
-// SPIR-V against source, variant by variant, where a run measured both
-// tiers of a variant (bench --tier both, timed in turn).
+// A precompiled tier (spirv, ptx) against source, variant by variant, where
+// a run measured both tiers of a variant (bench --tier all, timed in turn).
 struct TierComparison {
   std::size_t variants = 0;
   double geomean = 0, lowest = 0, highest = 0;
-  double fastest = 0;  // fastest SPIR-V result / fastest source result
+  double fastest = 0;  // fastest result of the tier / fastest source result
 };
 
-std::optional<TierComparison> compare_tiers(const BenchSize& s) {
+std::optional<TierComparison> compare_tiers(const BenchSize& s, const std::string& tier) {
   TierComparison t;
-  double log_sum = 0, best_spirv = 0, best_source = 0;
+  double log_sum = 0, best_tier = 0, best_source = 0;
   for (const BenchResult& a : s.results) {
-    if (a.tier != "spirv" || !a.ok || !a.failure.empty()) continue;
-    best_spirv = std::max(best_spirv, a.gflops);
+    if (a.tier != tier || !a.ok || !a.failure.empty()) continue;
+    best_tier = std::max(best_tier, a.gflops);
     for (const BenchResult& b : s.results) {
       if (b.tier != "source" || b.variant != a.variant || !b.ok || !b.failure.empty()) continue;
       const double ratio = a.gflops / b.gflops;
@@ -110,8 +110,15 @@ std::optional<TierComparison> compare_tiers(const BenchSize& s) {
   }
   if (t.variants == 0 || best_source == 0) return std::nullopt;
   t.geomean = std::exp(log_sum / double(t.variants));
-  t.fastest = best_spirv / best_source;
+  t.fastest = best_tier / best_source;
   return t;
+}
+
+// The precompiled tiers compared with source, as bench names them.
+const std::vector<std::pair<std::string, std::string>>& compared_tiers() {
+  static const std::vector<std::pair<std::string, std::string>> tiers{{"spirv", "SPIR-V"},
+                                                                      {"ptx", "PTX"}};
+  return tiers;
 }
 
 // GFLOP/s of a choice: its result above if that variant and tier ran, else
@@ -283,8 +290,8 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
     std::unique_ptr<Matmul> matmul;
     std::string failure;
   };
-  // Each variant in each tier asked for (both: the SPIR-V tier where the
-  // device takes it, and the source tier, in the same run).
+  // Each variant in each tier asked for (all: every tier the device takes
+  // for it, in the same run).
   std::vector<std::optional<Tier>> tiers;
   for (Tier t : options.tiers) tiers.push_back(t);
   if (tiers.empty()) tiers.push_back(std::nullopt);
@@ -312,10 +319,8 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
     }
     for (const std::string& name : names) {
       for (const std::optional<Tier>& t : tiers) {
-        if (t == Tier::SpirV &&
-            !caps.accepts_spirv(family.manifest().variant(name).spirv_version)) {
-          continue;
-        }
+        // Only the tiers the device takes for this variant (plan() says).
+        if (t && plan(family.manifest(), caps, {name, t, {}}).chain.empty()) continue;
         entries.push_back({k, name, t, nullptr, ""});
       }
     }
@@ -448,11 +453,13 @@ std::string BenchReport::to_text() const {
              s.heuristic_variant + " at " + format("%.2f", s.heuristic_gflops / best->gflops) +
              "x\n  " + s.auto_tuning + "\n";
     }
-    if (const std::optional<TierComparison> t = compare_tiers(s)) {
-      out += "  SPIR-V / source over " + std::to_string(t->variants) +
-             " variants (each pair timed in turn): geometric mean " + format("%.2f", t->geomean) +
-             "x (" + format("%.2f", t->lowest) + "x to " + format("%.2f", t->highest) +
-             "x); fastest SPIR-V / fastest source " + format("%.2f", t->fastest) + "x\n";
+    for (const auto& [tier, name] : compared_tiers()) {
+      if (const std::optional<TierComparison> t = compare_tiers(s, tier)) {
+        out += "  " + name + " / source over " + std::to_string(t->variants) +
+               " variants (each pair timed in turn): geometric mean " + format("%.2f", t->geomean) +
+               "x (" + format("%.2f", t->lowest) + "x to " + format("%.2f", t->highest) +
+               "x); fastest " + name + " / fastest source " + format("%.2f", t->fastest) + "x\n";
+      }
     }
   }
   return out;
@@ -494,12 +501,14 @@ std::string BenchReport::to_json() const {
     if (const BenchResult* naive = s.find("naive"); naive && best) {
       size["best_fatcl_vs_naive"] = best->gflops / naive->gflops;
     }
-    if (const std::optional<TierComparison> t = compare_tiers(s)) {
-      size["spirv_vs_source"] = {{"variants", t->variants},
-                                 {"geomean", t->geomean},
-                                 {"lowest", t->lowest},
-                                 {"highest", t->highest},
-                                 {"fastest_vs_fastest", t->fastest}};
+    for (const auto& [tier, name] : compared_tiers()) {
+      if (const std::optional<TierComparison> t = compare_tiers(s, tier)) {
+        size[tier + "_vs_source"] = {{"variants", t->variants},
+                                     {"geomean", t->geomean},
+                                     {"lowest", t->lowest},
+                                     {"highest", t->highest},
+                                     {"fastest_vs_fastest", t->fastest}};
+      }
     }
     j["sizes"].push_back(size);
   }

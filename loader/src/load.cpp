@@ -2,11 +2,10 @@
 #include "fatcl/cache.hpp"
 #include "fatcl/loader.hpp"
 #include "fatcl/store.hpp"
+#include "tiers.hpp"
 
 namespace fatcl {
 namespace {
-
-using CreateWithILKHR = cl_program(CL_API_CALL*)(cl_context, const void*, std::size_t, cl_int*);
 
 // A tuning entry's variants first, in measured order; the rest after, in the
 // family's own ranking.
@@ -18,7 +17,22 @@ Ranking tuned_ranking(const TuningEntry& entry, const Ranking& family) {
     }
     return family.score ? std::min(family.score(v, caps), 1e9) : 0.0;
   };
-  r.rule = "measured speed on this device (the tuning entry below), then " + family.rule;
+  // Each measured variant in the tier it was measured in first: on NVIDIA
+  // a variant's PTX and source builds differ in speed (the driver's own
+  // compiler against LLVM's PTX), so the measurement names both.
+  r.tier_first = [names = entry.ranking](const Variant& v) -> std::optional<Tier> {
+    for (const TunedVariant& t : names) {
+      if (t.variant != v.name) continue;
+      for (Tier tier : all_tiers()) {
+        if (t.tier == to_string(tier)) return tier;
+      }
+    }
+    return std::nullopt;
+  };
+  r.rule =
+      "measured speed on this device (the tuning entry below), each variant first in the "
+      "tier it was measured in, then " +
+      family.rule;
   return r;
 }
 
@@ -76,21 +90,12 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   Attempt a;
   cl_int err = CL_SUCCESS;
   cl_program raw = nullptr;
-  std::string build_options;
   std::string how;
-  if (tier == Tier::Source) {
-    build_options = "-cl-std=" + family.manifest().language;
-    std::string defines = variant.define_options();
-    if (!defines.empty()) build_options += " " + defines;
-    for (const DriverQuirk& q : driver_quirks(caps)) {
-      if (!q.source_build_options.empty()) build_options += " " + q.source_build_options;
-    }
-  }
-  // What is built: the module, or the source with this variant's options.
-  const BuildKey key{
-      caps.key(),
-      tier == Tier::SpirV ? variant.sha256 : family.manifest().source_sha256 + " " + build_options,
-      tier};
+  const detail::TierStrategy& strategy = detail::strategy(tier);
+  const std::string build_options = strategy.build_options(family, variant, caps);
+  // What is built: the module's or the PTX's hash, or the source's and
+  // this variant's options.
+  const BuildKey key{caps.key(), strategy.built(family, variant, build_options), tier};
   if (std::optional<Outcome> before = store.outcome(key);
       before && before->kind == Outcome::Kind::Build && !before->verdict.empty()) {
     a.failure = "failed to build on this device and driver before (remembered since " +
@@ -101,7 +106,7 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   // this (device, driver, build, options, fatcl), checked before it is used.
   // Keyed by the bytes handed to the driver too, not only the manifest's
   // word for them: a module that changed under the same name is a new key.
-  const std::string_view input = tier == Tier::SpirV ? family.spirv(variant.name) : family.source();
+  const std::string_view input = strategy.input(family, variant);
   const std::string cache_key = key.to_string() + "|" + build_options + "|bytes " +
                                 std::to_string(fnv1a64(input)) + "|fatcl " + fatcl_version();
   bool from_cache = false, from_memory = false;
@@ -136,39 +141,9 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   }
   if (from_cache) {
     // Built above.
-  } else if (tier == Tier::SpirV) {
-    std::string_view il = family.spirv(variant.name);
-    if (caps.il_is_core()) {
-      raw = clCreateProgramWithIL(context(), il.data(), il.size(), &err);
-      how = "clCreateProgramWithIL";
-    } else {
-      cl_platform_id platform = nullptr;
-      clGetDeviceInfo(device(), CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr);
-      auto create = reinterpret_cast<CreateWithILKHR>(
-          clGetExtensionFunctionAddressForPlatform(platform, "clCreateProgramWithILKHR"));
-      if (!create) {
-        a.failure = "cl_khr_il_program is listed but clCreateProgramWithILKHR is not found";
-        return a;
-      }
-      raw = create(context(), il.data(), il.size(), &err);
-      how = "clCreateProgramWithILKHR";
-    }
-    if (err != CL_SUCCESS || !raw) {
-      a.failure = how + " failed: " + cl_status_name(err) + " (" + std::to_string(err) + ")";
-      return a;
-    }
-    how = "SPIR-V " + variant.spirv_version + " module (" + std::to_string(il.size()) +
-          " B) through " + how;
   } else {
-    std::string_view source = family.source();
-    const char* text = source.data();
-    std::size_t length = source.size();
-    raw = clCreateProgramWithSource(context(), 1, &text, &length, &err);
-    if (err != CL_SUCCESS || !raw) {
-      a.failure = "clCreateProgramWithSource failed: " + cl_status_name(err);
-      return a;
-    }
-    how = "OpenCL C source with \"" + build_options + "\"";
+    raw = strategy.create(context, device, caps, family, variant, &how, &a.failure);
+    if (!raw) return a;
   }
   cl::Program program(raw, false);  // takes ownership
   err = from_cache ? CL_SUCCESS
@@ -292,14 +267,46 @@ Family::Family(const EmbeddedFamily& embedded, FamilyDescription description)
     }
     modules_.emplace_back(reinterpret_cast<const char*>(found->data), found->size);
   }
+  // PTX: one per variant whose manifest entry records it, of that size.
+  ptx_.resize(manifest_.variants.size());
+  for (std::size_t i = 0; i < embedded.ptx_module_count; ++i) {
+    const EmbeddedModule& m = embedded.ptx_modules[i];
+    const std::string name = m.variant ? m.variant : "(null)";
+    std::size_t at = manifest_.variants.size();
+    for (std::size_t j = 0; j < manifest_.variants.size(); ++j) {
+      if (manifest_.variants[j].name == name) at = j;
+    }
+    if (at == manifest_.variants.size() || !manifest_.variants[at].ptx) {
+      throw Error("family " + manifest_.family + ": embedded PTX for " + name.substr(0, 100) +
+                  ", which the manifest lists without PTX");
+    }
+    if (m.size != manifest_.variants[at].ptx->size || !m.data) {
+      throw Error("family " + manifest_.family + ": the embedded PTX of " + name + " has " +
+                  std::to_string(m.size) + " B, the manifest says " +
+                  std::to_string(manifest_.variants[at].ptx->size));
+    }
+    ptx_[at] = std::string_view(reinterpret_cast<const char*>(m.data), m.size);
+  }
+  for (std::size_t j = 0; j < manifest_.variants.size(); ++j) {
+    if (manifest_.variants[j].ptx && ptx_[j].empty()) {
+      throw Error("family " + manifest_.family + ": no embedded PTX for " +
+                  manifest_.variants[j].name + ", which the manifest lists with PTX");
+    }
+  }
 }
 
-std::string_view Family::spirv(const std::string& variant) const {
+std::size_t Family::index_of(const std::string& variant) const {
   for (std::size_t i = 0; i < manifest_.variants.size(); ++i) {
-    if (manifest_.variants[i].name == variant) return modules_[i];
+    if (manifest_.variants[i].name == variant) return i;
   }
   manifest_.variant(variant);  // throws, naming the variants there are
-  return {};
+  return 0;
+}
+
+std::string_view Family::ptx(const std::string& variant) const { return ptx_[index_of(variant)]; }
+
+std::string_view Family::spirv(const std::string& variant) const {
+  return modules_[index_of(variant)];
 }
 
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
@@ -356,6 +363,8 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
         "tier loads (tried: SPIR-V";
     std::string reason;
     if (!caps.accepts_spirv("1.0", &reason)) why += ", which this device does not take: " + reason;
+    why += "; PTX";
+    if (!caps.is_nvidia()) why += ", which only NVIDIA's OpenCL takes";
     why += ")";
   }
   throw Error(why + ":\n" + explanation.to_string());

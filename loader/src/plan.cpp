@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fatcl/loader.hpp"
+#include "tiers.hpp"
 
 namespace fatcl {
 
@@ -16,14 +17,6 @@ Ranking Ranking::by_work_group_items() {
       "work-items per work-group, most first (global-memory traffic falls as 1/TILE), then "
       "less local memory";
   return r;
-}
-
-const char* to_string(Tier tier) { return tier == Tier::SpirV ? "spirv" : "source"; }
-
-Tier parse_tier(std::string_view text) {
-  if (text == "spirv") return Tier::SpirV;
-  if (text == "source") return Tier::Source;
-  throw Error("unknown tier \"" + std::string(text) + "\" (expected spirv or source)");
 }
 
 const char* to_string(Step::Outcome outcome) {
@@ -92,22 +85,21 @@ Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& o
     for (std::size_t i = 0; i < scored.size(); ++i) fitting[i] = scored[i].second;
   }
   for (const Variant* v : fitting) {
-    for (Tier tier : {Tier::SpirV, Tier::Source}) {
+    std::vector<Tier> tiers = all_tiers();
+    if (const std::optional<Tier> first =
+            ranking.tier_first ? ranking.tier_first(*v) : std::nullopt) {
+      tiers.erase(std::find(tiers.begin(), tiers.end(), *first));
+      tiers.insert(tiers.begin(), *first);
+    }
+    for (Tier tier : tiers) {
       if (options.tier && *options.tier != tier) {
         out.rejected.push_back({v->name, tier, Step::Outcome::Rejected,
                                 std::string("excluded: the caller asked for the ") +
                                     to_string(*options.tier) + " tier"});
         continue;
       }
-      std::string why;
-      if (tier == Tier::SpirV && !caps.accepts_spirv(v->spirv_version, &why)) {
+      if (std::string why = detail::strategy(tier).refusal(manifest, *v, caps); !why.empty()) {
         out.rejected.push_back({v->name, tier, Step::Outcome::Rejected, why});
-        continue;
-      }
-      if (tier == Tier::Source && !manifest.source_embedded) {
-        out.rejected.push_back({v->name, tier, Step::Outcome::Rejected,
-                                "the OpenCL C source was left out on purpose (NO_SOURCE): "
-                                "precompiled tiers only"});
         continue;
       }
       out.chain.push_back({v, tier});

@@ -30,7 +30,7 @@ const QuirkRow kQuirks[] = {
      "a family's trial launch settles it; without one the device limit is used", ""},
     {"NVIDIA CUDA", "no-spirv-intake",
      "CL_DEVICE_IL_VERSION is empty and clCreateProgramWithIL fails (driver 580)",
-     "the source tier is used", ""},
+     "the PTX tier is used (clCreateProgramWithBinary), else the source tier", ""},
     {"Oclgrind", "uninitialized-plugin-freeze",
      "the --uninitialized checker aborts on LLVM's freeze instruction, which Oclgrind's own "
      "optimiser emits for loops with guarded prefetches (Oclgrind 21.10)",

@@ -64,8 +64,10 @@ double distance(const std::vector<std::size_t>& a, const std::vector<std::size_t
 }
 
 std::string tier_of(const std::string& text, const std::string& where) {
-  if (text == "spirv" || text == "source") return text;
-  throw Error(where + ": tier \"" + text.substr(0, 40) + "\" is neither spirv nor source");
+  for (Tier t : all_tiers()) {
+    if (text == to_string(t)) return text;
+  }
+  throw Error(where + ": tier \"" + text.substr(0, 40) + "\" is none of spirv, ptx, source");
 }
 
 template <typename T>

@@ -3,7 +3,7 @@
 // environment (OCL_ICD_VENDORS, RUSTICL_ENABLE, or running under oclgrind):
 //   FATCL_TEST_PLATFORM   substring of the platform name to use (required)
 //   FATCL_TEST_NEEDS      a file the runtime needs (e.g. the built PoCL's .icd)
-//   FATCL_TEST_VARIANT    variant to test, with FATCL_TEST_TIER (spirv|source)
+//   FATCL_TEST_VARIANT    variant to test, with FATCL_TEST_TIER (spirv|ptx|source)
 //   FATCL_TEST_SIZES      "small" for slow runtimes (Oclgrind)
 //   FATCL_TEST_EXPECT_TIER  for the automatic choice: the tier it must pick
 //   FATCL_REQUIRE_RUNTIMES  set: a missing runtime fails instead of skipping
@@ -223,6 +223,34 @@ TEST(Auto, ChoosesTheExpectedTierAndExplainsEveryVariant) {
   EXPECT_LE(run_and_compare(matmul, {67, 45, 89}), 1e-5) << text;
 }
 
+// The PTX tier: on NVIDIA's OpenCL every variant loads from its PTX (the
+// VariantTest entries check each against the reference), and the
+// explanation says so; elsewhere asking for it is refused with the reason.
+TEST(Auto, PtxTierLoadsOnNvidiaOnly) {
+  REQUIRE_RUNTIME();
+  Runtime& rt = runtime();
+  const DeviceCaps caps = DeviceCaps::query(rt.device);
+  MatmulOptions o;
+  o.tier = Tier::Ptx;
+  o.variant = "matmul_tiled_TILE16";
+  if (caps.is_nvidia()) {
+    Matmul matmul(rt.context, rt.device, o);
+    const std::string text = matmul.explanation().to_string();
+    EXPECT_EQ(matmul.loaded().tier, Tier::Ptx) << text;
+    EXPECT_NE(text.find("chosen: matmul_tiled_TILE16 (ptx tier)"), std::string::npos) << text;
+    EXPECT_NE(text.find("through clCreateProgramWithBinary"), std::string::npos) << text;
+    EXPECT_LE(run_and_compare(matmul, {67, 45, 89}), 1e-5) << text;
+    return;
+  }
+  try {
+    Matmul matmul(rt.context, rt.device, o);
+    FAIL() << "the PTX tier loaded on " << caps.platform_name;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("PTX is taken only by NVIDIA's OpenCL"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Auto, BadInputsAreRefusedWithTheirCause) {
   REQUIRE_RUNTIME();
   Runtime& rt = runtime();
@@ -365,21 +393,38 @@ TEST(Auto, BenchShapesParseAndRefuseNonsense) {
 // A module the driver cannot use (here the naive kernel's module standing in
 // for every tiled variant, so the kernel is missing) falls back to the same
 // variant's source, with the IL failure recorded.
-TEST(Auto, UnusableSpirvFallsBackToTheSameVariantsSource) {
+// Precompiled code the driver refuses falls to the same variant's source:
+// SPIR-V of another kernel (where the device takes SPIR-V) and garbage PTX
+// (on NVIDIA), each step failed with the driver's reason; elsewhere those
+// tiers are rejected by the plan.
+TEST(Auto, UnusablePrecompiledTiersFallBackToTheSameVariantsSource) {
   REQUIRE_RUNTIME();
   const Family& tiled = matmul_family(MatmulKernel::Tiled);
   const Family& naive = matmul_family(MatmulKernel::Naive);
   const std::string_view wrong = naive.spirv(naive.manifest().variants.front().name);
+  static const char garbage[] =
+      ".version 5.0\n.target sm_60\n.address_size 64\n.entry matmul_tiled( { bad ptx";
   Manifest m = tiled.manifest();
-  std::vector<EmbeddedModule> modules;
+  std::vector<EmbeddedModule> modules, ptx;
   for (fatcl::Variant& v : m.variants) {
     v.spirv_size = wrong.size();
+    if (v.ptx) v.ptx->size = sizeof garbage - 1;
     modules.push_back(
         {v.name.c_str(), reinterpret_cast<const unsigned char*>(wrong.data()), wrong.size()});
+    if (v.ptx) {
+      ptx.push_back(
+          {v.name.c_str(), reinterpret_cast<const unsigned char*>(garbage), sizeof garbage - 1});
+    }
   }
   const std::string json = m.dump();
-  const EmbeddedFamily embedded{json.c_str(),          json.size(),    tiled.source().data(),
-                                tiled.source().size(), modules.data(), modules.size()};
+  const EmbeddedFamily embedded{json.c_str(),
+                                json.size(),
+                                tiled.source().data(),
+                                tiled.source().size(),
+                                modules.data(),
+                                modules.size(),
+                                ptx.empty() ? nullptr : ptx.data(),
+                                ptx.size()};
   const Family broken(embedded);
   LoadOptions options;
   options.variant = "matmul_tiled_TILE16";
@@ -389,15 +434,25 @@ TEST(Auto, UnusableSpirvFallsBackToTheSameVariantsSource) {
   EXPECT_EQ(k.variant.name, "matmul_tiled_TILE16") << text;
   EXPECT_EQ(k.tier, Tier::Source) << text;
   const Step* spirv = nullptr;
+  const Step* ptx_step = nullptr;
   for (const Step& s : k.explanation.steps) {
     if (s.variant == "matmul_tiled_TILE16" && s.tier == Tier::SpirV) spirv = &s;
+    if (s.variant == "matmul_tiled_TILE16" && s.tier == Tier::Ptx) ptx_step = &s;
   }
   ASSERT_NE(spirv, nullptr) << text;
+  ASSERT_NE(ptx_step, nullptr) << text;
   if (env("FATCL_TEST_EXPECT_TIER") == "spirv") {
     EXPECT_EQ(spirv->outcome, Step::Outcome::Failed) << text;
     EXPECT_NE(spirv->reason.find("matmul_tiled"), std::string::npos) << text;
   } else {
     EXPECT_EQ(spirv->outcome, Step::Outcome::Rejected) << text;
+  }
+  if (DeviceCaps::query(runtime().device).is_nvidia() && !ptx.empty()) {
+    EXPECT_EQ(ptx_step->outcome, Step::Outcome::Failed) << text;
+    EXPECT_NE(ptx_step->reason.find("CL_"), std::string::npos) << "names the driver's status\n"
+                                                               << text;
+  } else {
+    EXPECT_EQ(ptx_step->outcome, Step::Outcome::Rejected) << text;
   }
 }
 
@@ -491,6 +546,10 @@ TEST(Auto, RememberedBuildFailureIsNotRetried) {
                   {Outcome::Kind::Build, "remembered failure", ""});
   store->remember({caps.key(), f.manifest().source_sha256 + " " + options, Tier::Source},
                   {Outcome::Kind::Build, "remembered failure", ""});
+  if (fit[0]->ptx) {
+    store->remember({caps.key(), fit[0]->ptx->sha256, Tier::Ptx},
+                    {Outcome::Kind::Build, "remembered failure", ""});
+  }
   MatmulOptions o;
   o.kernel = MatmulKernel::Blocked;
   o.store = store;
@@ -559,6 +618,8 @@ TEST(Auto, TuneRanksCheckedMeasurementsAndTheLoaderFollows) {
   Matmul tuned(runtime().context, runtime().device, mo);
   EXPECT_EQ(tuned.loaded_for(48, 80, 40).variant.name, s.entry->ranking.front().variant)
       << tuned.loaded_for(48, 80, 40).explanation.to_string();
+  EXPECT_EQ(to_string(tuned.loaded_for(48, 80, 40).tier), s.entry->ranking.front().tier)
+      << "the tier measured fastest";
   EXPECT_LE(run_and_compare(tuned, {48, 80, 40}), 1e-5);
 }
 

@@ -59,6 +59,64 @@ TEST(Family, ModuleOfTheWrongSizeIsRefused) {
             std::string::npos);
 }
 
+// A variant's PTX record round-trips, with and without ptxas's report, and
+// the embedded PTX must be there, of the recorded size, for exactly the
+// variants whose records list it.
+TEST(Family, PtxIsPairedWithItsRecord) {
+  Manifest m = test::tiled_manifest({8, 16});
+  PtxModule ptx;
+  ptx.file = "matmul_tiled_TILE8.ptx";
+  ptx.target = "sm_60";
+  ptx.ptx_version = "5.0";
+  ptx.size = 5;
+  ptx.sha256 = "00";
+  m.variants[0].ptx = ptx;
+  Manifest back = Manifest::parse(m.dump());
+  ASSERT_TRUE(back.variants[0].ptx);
+  EXPECT_FALSE(back.variants[0].ptx->ptxas) << "no report: unvalidated";
+  EXPECT_FALSE(back.variants[1].ptx);
+  PtxasReport report;
+  report.arch = "sm_90";
+  report.registers = 168;
+  report.spill_store_bytes = 4;
+  m.variants[0].ptx->ptxas = report;
+  back = Manifest::parse(m.dump());
+  ASSERT_TRUE(back.variants[0].ptx && back.variants[0].ptx->ptxas);
+  EXPECT_EQ(back.variants[0].ptx->ptxas->registers, 168u);
+  EXPECT_EQ(back.dump(), m.dump());
+
+  const std::string json = m.dump();
+  std::vector<std::string> spirv;
+  std::vector<EmbeddedModule> modules;
+  for (const Variant& v : m.variants) spirv.emplace_back(v.spirv_size, '\0');
+  for (std::size_t i = 0; i < m.variants.size(); ++i) {
+    modules.push_back({m.variants[i].name.c_str(),
+                       reinterpret_cast<const unsigned char*>(spirv[i].data()), spirv[i].size()});
+  }
+  static const char text[] = "hello";
+  EmbeddedModule good{"matmul_tiled_TILE8", reinterpret_cast<const unsigned char*>(text), 5};
+  EmbeddedFamily embedded{json.c_str(),   json.size(),    "",    0,
+                          modules.data(), modules.size(), &good, 1};
+  Family f(embedded);
+  EXPECT_EQ(f.ptx("matmul_tiled_TILE8"), "hello");
+  EXPECT_TRUE(f.ptx("matmul_tiled_TILE16").empty());
+  EmbeddedModule short_one{"matmul_tiled_TILE8", reinterpret_cast<const unsigned char*>(text), 4};
+  embedded.ptx_modules = &short_one;
+  EXPECT_NE(
+      error_of([&] { Family g(embedded); }).find("embedded PTX of matmul_tiled_TILE8 has 4 B"),
+      std::string::npos);
+  EmbeddedModule stray{"matmul_tiled_TILE16", reinterpret_cast<const unsigned char*>(text), 5};
+  embedded.ptx_modules = &stray;
+  EXPECT_NE(error_of([&] { Family g(embedded); }).find("lists without PTX"), std::string::npos);
+  EmbeddedModule unnamed{nullptr, reinterpret_cast<const unsigned char*>(text), 5};
+  embedded.ptx_modules = &unnamed;
+  EXPECT_NE(error_of([&] { Family g(embedded); }).find("(null)"), std::string::npos);
+  embedded.ptx_modules = nullptr;
+  embedded.ptx_module_count = 0;
+  EXPECT_NE(error_of([&] { Family g(embedded); }).find("no embedded PTX for matmul_tiled_TILE8"),
+            std::string::npos);
+}
+
 TEST(Error, NamesOpenCLCodes) {
   EXPECT_EQ(cl_status_name(-59), "CL_INVALID_OPERATION");
   EXPECT_EQ(cl_status_name(-30), "CL_INVALID_VALUE");

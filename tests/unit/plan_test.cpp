@@ -126,7 +126,7 @@ TEST(Plan, OpenCL21WithIL) {
   EXPECT_EQ(chain_names(p),
             (std::vector<std::string>{"matmul_tiled_TILE16/spirv", "matmul_tiled_TILE16/source",
                                       "matmul_tiled_TILE8/spirv", "matmul_tiled_TILE8/source"}));
-  EXPECT_TRUE(p.rejected.empty());
+  for (const Step& s : p.rejected) EXPECT_EQ(s.tier, Tier::Ptx) << s.reason;  // no PTX here
 }
 
 TEST(Plan, OpenCL21WithoutILString) {
@@ -270,6 +270,51 @@ TEST(Plan, NoSourceBundlesOfferOnlyPrecompiledTiers) {
   ASSERT_TRUE(refused);
   EXPECT_NE(refused->reason.find("left out on purpose (NO_SOURCE)"), std::string::npos);
   EXPECT_TRUE(tiled_plan(m, device(64, 1024, 3, 0, "")).chain.empty());
+}
+
+// The PTX tier: offered between SPIR-V and source on NVIDIA's OpenCL for
+// variants that carry PTX, refused elsewhere with the reason.
+TEST(Plan, PtxTierIsOfferedOnNvidiaOnly) {
+  Manifest m = test::tiled_manifest({8, 16});
+  PtxModule ptx;
+  ptx.file = "matmul_tiled_TILE16.ptx";
+  m.variants[1].ptx = ptx;  // TILE16 has PTX, TILE8 none
+  DeviceCaps nvidia = device(48, 1024, 3, 0, "");
+  nvidia.platform_name = "NVIDIA CUDA";
+  const Plan p = tiled_plan(m, nvidia);
+  EXPECT_EQ(chain_names(p),
+            (std::vector<std::string>{"matmul_tiled_TILE16/ptx", "matmul_tiled_TILE16/source",
+                                      "matmul_tiled_TILE8/source"}));
+  const Step* none = rejection(p, "matmul_tiled_TILE8", Tier::Ptx);
+  ASSERT_TRUE(none);
+  EXPECT_NE(none->reason.find("no PTX for this variant"), std::string::npos) << none->reason;
+  DeviceCaps with_il = nvidia;
+  with_il.il_version = "SPIR-V_1.2";
+  EXPECT_EQ(chain_names(tiled_plan(m, with_il)).front(), "matmul_tiled_TILE16/spirv")
+      << "SPIR-V first, then PTX";
+  EXPECT_EQ(chain_names(tiled_plan(m, with_il))[1], "matmul_tiled_TILE16/ptx");
+  DeviceCaps pocl = device(64, 1024, 3, 0, "");
+  pocl.platform_name = "Portable Computing Language";
+  const Plan q = tiled_plan(m, pocl);
+  const Step* refused = rejection(q, "matmul_tiled_TILE16", Tier::Ptx);
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->reason.find("only by NVIDIA's OpenCL; this platform is Portable"),
+            std::string::npos)
+      << refused->reason;
+  // A ranking that measured TILE16's source build tries that tier first.
+  Ranking measured = Ranking::by_work_group_items();
+  measured.tier_first = [](const Variant& v) -> std::optional<Tier> {
+    if (v.name == "matmul_tiled_TILE16") return Tier::Source;
+    return std::nullopt;
+  };
+  EXPECT_EQ(chain_names(plan(m, nvidia, {}, measured)),
+            (std::vector<std::string>{"matmul_tiled_TILE16/source", "matmul_tiled_TILE16/ptx",
+                                      "matmul_tiled_TILE8/source"}));
+  LoadOptions only;
+  only.tier = parse_tier("ptx");
+  EXPECT_EQ(chain_names(tiled_plan(m, nvidia, only)),
+            (std::vector<std::string>{"matmul_tiled_TILE16/ptx"}));
+  EXPECT_THROW(parse_tier("cubin"), Error);
 }
 
 // The known-quirk table: rows by platform, none for an unknown driver.

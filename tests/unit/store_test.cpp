@@ -152,6 +152,7 @@ TEST(Store, SavedEntriesAndOutcomesReadBack) {
     store.remember({"dev|1", "abc", Tier::SpirV}, {Outcome::Kind::Trial, "", ""});
     store.remember({"dev|1", "def -DTILE=8", Tier::Source},
                    {Outcome::Kind::Build, "clBuildProgram failed", ""});
+    store.remember({"dev|1", "ptx sha", Tier::Ptx}, {Outcome::Kind::Trial, "wrong result", ""});
     store.save();
   }
   Store again(path);
@@ -167,6 +168,9 @@ TEST(Store, SavedEntriesAndOutcomesReadBack) {
   EXPECT_EQ(build->verdict, "clBuildProgram failed");
   EXPECT_FALSE(build->date.empty());
   EXPECT_FALSE(again.outcome({"dev|2", "abc", Tier::SpirV}));
+  ASSERT_TRUE(again.outcome({"dev|1", "ptx sha", Tier::Ptx}));
+  EXPECT_EQ(again.outcome({"dev|1", "ptx sha", Tier::Ptx})->verdict, "wrong result");
+  EXPECT_FALSE(again.outcome({"dev|1", "ptx sha", Tier::Source}));
 }
 
 // Two stores of one file each add their own entry: both survive.
@@ -203,9 +207,9 @@ TEST(Store, CorruptForeignOrFutureFilesAreLeftAsFoundWithTheReason) {
        "\"fatcl_version\": \"0\", \"problem\": [0], \"ranking\": []}]}",
        "\"problem\" holds a size that is not a whole number"},
       {"{\"format\": \"fatcl-store\", \"version\": 1, \"outcomes\": [{\"device\": \"d\", "
-       "\"built\": \"b\", \"tier\": \"ptx\", \"kind\": \"trial\", \"verdict\": \"\", \"date\": "
+       "\"built\": \"b\", \"tier\": \"cubin\", \"kind\": \"trial\", \"verdict\": \"\", \"date\": "
        "\"t\"}]}",
-       "tier \"ptx\" is neither spirv nor source"},
+       "tier \"cubin\" is none of spirv, ptx, source"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);

@@ -34,8 +34,8 @@ VerbRun add_bench(CLI::App& app) {
                   "non-square shapes)");
   cmd->add_option("--top", o->top, "blocked variants: the family's top N for the device (0: all)");
   cmd->add_option("--tier", o->tier,
-                  "time every fatcl variant in this tier: spirv, source, or both (the SPIR-V tier "
-                  "where the device takes it, and source, in one run)");
+                  "time every fatcl variant in this tier: spirv, ptx, source, or all (every tier "
+                  "the device takes, in one run; \"both\" is another name for it)");
   cmd->add_option("--reps", o->reps, "timed runs per kernel and size, median (1 to 100)")
       ->check(CLI::Range(1, 100));
   cmd->add_flag("!--no-clblast", o->clblast, "do not time CLBlast");
@@ -51,8 +51,8 @@ VerbRun add_bench(CLI::App& app) {
     if (o->startup) return run_startup(o->platform, o->device, o->json);
     BenchOptions options;
     if (!o->sizes.empty()) options.shapes = parse_shapes(o->sizes);
-    if (o->tier == "both") {
-      options.tiers = {Tier::SpirV, Tier::Source};
+    if (o->tier == "all" || o->tier == "both") {
+      options.tiers = all_tiers();
     } else if (!o->tier.empty()) {
       options.tiers = {parse_tier(o->tier)};
     }

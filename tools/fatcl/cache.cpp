@@ -1,5 +1,5 @@
 // fatcl cache: the persistent program-binary cache (fatcl::ProgramCache):
-// stats, clear, and warm (build every fitting variant of the bundled
+// stats, clear, and warm (build every fitting variant, in each tier, of the bundled
 // families for every device, e.g. at install time, so that no product start
 // compiles).
 #include "fatcl/cache.hpp"
@@ -21,7 +21,8 @@ VerbRun add_cache(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "cache",
       "the program-binary cache (FATCL_CACHE_DIR, else $XDG_CACHE_HOME/fatcl/programs; "
-      "FATCL_CACHE=0 turns it off): stats, clear, or warm (build every fitting variant of the "
+      "FATCL_CACHE=0 turns it off): stats, clear, or warm (build every fitting variant, in every "
+      "tier the device takes, of the "
       "bundled families on every device)");
   cmd->add_option("action", o->action, "stats, clear or warm")
       ->required()
@@ -52,13 +53,16 @@ VerbRun add_cache(CLI::App& app) {
           nlohmann::json failed = nlohmann::json::array();
           for (MatmulKernel k : {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive}) {
             const Family& family = matmul_family(k);
-            std::vector<std::string> names;
-            for (const Variant* v : plan(family.manifest(), caps).variants()) {
-              names.push_back(v->name);
+            // Every (variant, tier) the device takes: a tuning entry may
+            // choose a variant's source build over its PTX, or the reverse.
+            std::vector<std::pair<std::string, Tier>> builds;
+            for (const Candidate& c : plan(family.manifest(), caps).chain) {
+              builds.emplace_back(c.variant->name, c.tier);
             }
-            for (const std::string& name : names) {
+            for (const auto& [name, tier] : builds) {
               LoadOptions lo;
               lo.variant = name;
+              lo.tier = tier;
               lo.use_tuning = false;
               lo.cache = cache;
               try {
@@ -71,7 +75,8 @@ VerbRun add_cache(CLI::App& app) {
                 ++(hit ? cached : built);
               } catch (const Error& e) {
                 const std::string why = e.what();
-                failed.push_back({{"variant", name}, {"reason", why.substr(0, 300)}});
+                failed.push_back(
+                    {{"variant", name}, {"tier", to_string(tier)}, {"reason", why.substr(0, 300)}});
               }
             }
           }

@@ -97,9 +97,14 @@ int run_startup_child(const std::string& platform, std::size_t device_index,
 int run_startup(const std::string& platform, std::size_t device_index, bool json) {
   const cl::Device device = pick_device(platform, device_index);
   const DeviceCaps caps = DeviceCaps::query(device);
+  // Every tier the device takes for the blocked family's variants.
   std::vector<std::string> tiers;
-  if (caps.accepts_spirv("1.0")) tiers.push_back("spirv");
-  tiers.push_back("source");
+  const Family& blocked = matmul_family(MatmulKernel::Blocked);
+  for (Tier t : all_tiers()) {
+    LoadOptions only;
+    only.tier = t;
+    if (!plan(blocked.manifest(), caps, only).chain.empty()) tiers.push_back(to_string(t));
+  }
   char dir_template[] = "/tmp/fatcl-startup-XXXXXX";
   if (!mkdtemp(dir_template)) throw Error("cannot create a temporary folder in /tmp");
   const fs::path dir = dir_template;
@@ -118,7 +123,6 @@ int run_startup(const std::string& platform, std::size_t device_index, bool json
   setenv("POCL_CACHE_DIR", (dir / "pocl").c_str(), 1);
   setenv("CUDA_CACHE_PATH", (dir / "cuda").c_str(), 1);
   setenv("MESA_SHADER_CACHE_DIR", (dir / "mesa").c_str(), 1);
-  setenv("FATCL_TUNING", "off", 1);
   unsetenv("FATCL_CACHE");
   nlohmann::json report = {
       {"device", caps.summary()},
@@ -127,9 +131,11 @@ int run_startup(const std::string& platform, std::size_t device_index, bool json
        "computed and checked"},
       {"phases",
        {{"cold",
-         "empty fatcl cache; driver caches off (POCL_KERNEL_CACHE=0, "
-         "CUDA_CACHE_DISABLE=1, MESA_SHADER_CACHE_DISABLE=true)"},
-        {"warm", "the fatcl cache the cold run filled; driver caches still off"},
+         "empty fatcl cache and store (no remembered trial launch); driver caches off "
+         "(POCL_KERNEL_CACHE=0, CUDA_CACHE_DISABLE=1, MESA_SHADER_CACHE_DISABLE=true)"},
+        {"warm",
+         "the fatcl cache and store the cold run filled (programs, trial verdicts); driver "
+         "caches still off"},
         {"warm_all", "the fatcl cache and the drivers' own caches, filled by a run before"}}},
       {"tiers", nlohmann::json::array()}};
   const std::regex line(
@@ -149,6 +155,8 @@ int run_startup(const std::string& platform, std::size_t device_index, bool json
   };
   for (const std::string& tier : tiers) {
     setenv("FATCL_CACHE_DIR", (dir / ("programs-" + tier)).c_str(), 1);
+    // A store of this run: trial verdicts a cold start settles, a warm one reads.
+    setenv("FATCL_TUNING", (dir / ("store-" + tier + ".json")).c_str(), 1);
     nlohmann::json row = {{"tier", tier}};
     drivers_cold();
     row["cold"] = measure(tier);

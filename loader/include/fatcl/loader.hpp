@@ -21,11 +21,15 @@
 namespace fatcl {
 
 // How a variant is turned into a program: its SPIR-V module through
-// clCreateProgramWithIL(KHR), or its OpenCL C source with its -D parameters.
-enum class Tier { SpirV, Source };
-const char* to_string(Tier tier);  // "spirv" / "source"
-// Parses "spirv" or "source"; throws fatcl::Error otherwise.
+// clCreateProgramWithIL(KHR), its PTX through clCreateProgramWithBinary
+// (NVIDIA's OpenCL), or its OpenCL C source with its -D parameters. Each
+// tier is a strategy (loader/src/tiers.cpp); they are tried in this order.
+enum class Tier { SpirV, Ptx, Source };
+const char* to_string(Tier tier);  // "spirv" / "ptx" / "source"
+// Parses "spirv", "ptx" or "source"; throws fatcl::Error otherwise.
 Tier parse_tier(std::string_view text);
+// Every tier, in the order the loader tries them.
+const std::vector<Tier>& all_tiers();
 
 // What the loader needs to know about a device. query() reads it from the
 // driver; tests fill it by hand to describe synthetic devices.
@@ -51,6 +55,9 @@ struct DeviceCaps {
   bool is_gpu() const {
     return (device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0;
   }
+
+  // NVIDIA's OpenCL, which takes PTX as a program binary.
+  bool is_nvidia() const { return platform_name.find("NVIDIA") != std::string::npos; }
 
   // OpenCL 2.1 or later: clCreateProgramWithIL and CL_DEVICE_IL_VERSION are
   // core (before that they come with cl_khr_il_program).
@@ -125,6 +132,9 @@ using TrialLaunch = std::function<std::string(const cl::Context&, const cl::Devi
 struct Ranking {
   std::function<double(const Variant&, const DeviceCaps&)> score;
   std::string rule = "the order the family's manifest lists its variants";
+  // The tier to try a variant in first, where one was measured fastest
+  // (a tuning entry's); none: the loader's order, SPIR-V, PTX, source.
+  std::function<std::optional<Tier>(const Variant&)> tier_first;
 
   // Work-items per work-group, most first, then less local memory: a TILE x
   // TILE group reads each element of A and B once per TILE multiply-adds
@@ -159,7 +169,7 @@ class ProgramCache;  // fatcl/cache.hpp
 
 struct LoadOptions {
   std::string variant;       // only this variant; "" for all
-  std::optional<Tier> tier;  // only this tier; none for both
+  std::optional<Tier> tier;  // only this tier; none for every tier
   TrialLaunch trial;         // replaces the family's trial launch
   // Where trial launches, failed builds and tuning entries are kept; null:
   // Store::user(), the user's file.
@@ -185,12 +195,17 @@ class Family {
   std::string_view source() const { return source_; }
   // The SPIR-V module of a variant (bytes).
   std::string_view spirv(const std::string& variant) const;
+  // The PTX of a variant; empty when the bundle has none for it.
+  std::string_view ptx(const std::string& variant) const;
 
  private:
+  std::size_t index_of(const std::string& variant) const;
+
   Manifest manifest_;
   FamilyDescription description_;
   std::string_view source_;
   std::vector<std::string_view> modules_;  // in manifest order
+  std::vector<std::string_view> ptx_;      // in manifest order; empty: none
 };
 
 // The loader's plan for one device: the chain of (variant, tier) attempts in
@@ -212,7 +227,7 @@ struct Plan {
 // CL_DEVICE_MAX_WORK_GROUP_SIZE and CL_DEVICE_MAX_WORK_ITEM_SIZES, local
 // memory within CL_DEVICE_LOCAL_MEM_SIZE) in the family's ranking, each tried
 // as SPIR-V first (no OpenCL C compile at start-up) where the device takes its
-// SPIR-V version, then from source.
+// SPIR-V version, then as PTX on NVIDIA's OpenCL, then from source.
 Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& options = {},
           const Ranking& ranking = {});
 
@@ -228,7 +243,7 @@ struct LoadedKernel {
   Explanation explanation;
 };
 
-// Walks the plan's chain: SPIR-V -> source -> next variant, in the order of
+// Walks the plan's chain: SPIR-V -> PTX -> source -> next variant, in the order of
 // a tuning entry for this device, driver and problem where the store has one
 // (Store::find_tuning), else the family's ranking. Checks after each build
 // CL_KERNEL_LOCAL_MEM_SIZE and CL_KERNEL_WORK_GROUP_SIZE. A shortfall in the

@@ -1,0 +1,37 @@
+// Tiers as strategies: each turns a variant into an unbuilt program for a
+// device, or says why it cannot. plan() asks each whether it is offered;
+// load() asks the chosen one for the bytes, the build options and the program.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "fatcl/loader.hpp"
+
+namespace fatcl::detail {
+
+class TierStrategy {
+ public:
+  virtual ~TierStrategy() = default;
+  virtual Tier tier() const = 0;
+  // Why this tier is not offered for the variant on the device, or "".
+  virtual std::string refusal(const Manifest& manifest, const Variant& variant,
+                              const DeviceCaps& caps) const = 0;
+  // The bytes handed to the driver.
+  virtual std::string_view input(const Family& family, const Variant& variant) const = 0;
+  // What the build is, for BuildKey::built: the bytes' hash (and options).
+  virtual std::string built(const Family& family, const Variant& variant,
+                            const std::string& build_options) const = 0;
+  // Options for clBuildProgram.
+  virtual std::string build_options(const Family& family, const Variant& variant,
+                                    const DeviceCaps& caps) const;
+  // The program, not yet built; null with *failure set when the driver
+  // refuses it. *how says what was handed to the driver and through what.
+  virtual cl_program create(const cl::Context& context, const cl::Device& device,
+                            const DeviceCaps& caps, const Family& family, const Variant& variant,
+                            std::string* how, std::string* failure) const = 0;
+};
+
+const TierStrategy& strategy(Tier tier);
+
+}  // namespace fatcl::detail
