@@ -85,25 +85,34 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
   const Family& family = matmul_family(MatmulKernel::Blocked);
   LoadOptions fit;
   fit.tier = options.tier;
-  // Candidates in the family's ranking.
-  const std::vector<const Variant*> ranked =
-      plan(family.manifest(), caps, fit, family.description().ranking).variants();
-  // Built once, shared by every shape; a variant that fails to load stays failed.
+  // Candidates: each variant in each tier the device takes for it (a
+  // variant's PTX and source builds differ in speed on NVIDIA), in the
+  // family's ranking.
+  struct Candidate {
+    const Variant* variant;
+    Tier tier;
+    std::string key;  // "variant/tier"
+  };
+  std::vector<Candidate> ranked;
+  for (const fatcl::Candidate& c :
+       plan(family.manifest(), caps, fit, family.description().ranking).chain) {
+    ranked.push_back({c.variant, c.tier, c.variant->name + "/" + to_string(c.tier)});
+  }
+  // Built once, shared by every shape; a candidate that fails to load stays failed.
   std::map<std::string, std::unique_ptr<Matmul>> built;
   std::map<std::string, std::string> load_failure;
-  auto matmul_of = [&](const Variant& v) -> Matmul* {
-    if (load_failure.count(v.name)) return nullptr;
-    auto it = built.find(v.name);
+  auto matmul_of = [&](const Candidate& c) -> Matmul* {
+    if (load_failure.count(c.key)) return nullptr;
+    auto it = built.find(c.key);
     if (it != built.end()) return it->second.get();
     try {
       MatmulOptions o;
-      o.variant = v.name;
-      o.tier = options.tier;
+      o.variant = c.variant->name;
+      o.tier = c.tier;
       o.use_tuning = false;
-      return built.emplace(v.name, std::make_unique<Matmul>(context, device, o))
-          .first->second.get();
+      return built.emplace(c.key, std::make_unique<Matmul>(context, device, o)).first->second.get();
     } catch (const Error& e) {
-      load_failure[v.name] = std::string(e.what()).substr(0, 300);
+      load_failure[c.key] = std::string(e.what()).substr(0, 300);
       return nullptr;
     }
   };
@@ -142,7 +151,7 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
         (options.budget_seconds - seconds_since(start)) / double(shapes.size() - si);
 
     std::set<std::string> done;
-    const Variant* best = nullptr;
+    const Candidate* best = nullptr;
     double best_gflops = 0;
     std::size_t next_in_ranking = 0;
     for (std::size_t pick = 0; pick < ranked.size(); ++pick) {
@@ -155,33 +164,35 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
       if (pick > 0 && seconds_since(start) + mean > shape_deadline) break;
       // The next variant: the ranking's next on every third pick or before a
       // first success, else the unmeasured one nearest to the best.
-      const Variant* v = nullptr;
+      // (The best's other tiers are nearest of all: distance 0.)
+      const Candidate* v = nullptr;
       if (!best || pick % 3 == 2) {
-        while (next_in_ranking < ranked.size() && done.count(ranked[next_in_ranking]->name)) {
+        while (next_in_ranking < ranked.size() && done.count(ranked[next_in_ranking].key)) {
           ++next_in_ranking;
         }
-        if (next_in_ranking < ranked.size()) v = ranked[next_in_ranking];
+        if (next_in_ranking < ranked.size()) v = &ranked[next_in_ranking];
       }
       if (!v) {
         double nearest = 0;
-        for (const Variant* c : ranked) {
-          if (done.count(c->name)) continue;
-          const double d = best ? parameter_distance(*c, *best) : 0;
+        for (const Candidate& c : ranked) {
+          if (done.count(c.key)) continue;
+          const double d = best ? parameter_distance(*c.variant, *best->variant) : 0;
           if (!v || d < nearest) {
-            v = c;
+            v = &c;
             nearest = d;
           }
         }
       }
       if (!v) break;
-      done.insert(v->name);
+      done.insert(v->key);
 
       const Clock::time_point t0 = Clock::now();
       TuneMeasurement m;
-      m.variant = v->name;
+      m.variant = v->variant->name;
+      m.tier = to_string(v->tier);
       Matmul* mm = matmul_of(*v);
       if (!mm) {
-        m.failure = load_failure[v->name];
+        m.failure = load_failure[v->key];
       } else {
         m.tier = to_string(mm->loaded().tier);
         BenchResult r;
@@ -221,11 +232,11 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
                                                    spent_measuring / double(measured_total) *
                                                        double(ranked.size() - done.size())));
         options.progress("[" + std::to_string(done.size()) + "/" + std::to_string(ranked.size()) +
-                         "] " + s.label() + ": " + v->name + " " +
+                         "] " + s.label() + ": " + v->key + " " +
                          (m.failure.empty() ? fmt("%.1f GFLOP/s", m.gflops)
                                             : "failed: " + m.failure.substr(0, 80)) +
                          "; best " +
-                         (best ? fmt("%.1f", best_gflops) + " (" + best->name + ")" : "none") +
+                         (best ? fmt("%.1f", best_gflops) + " (" + best->key + ")" : "none") +
                          "; " + fmt("%.1f s", seconds_since(start)) + " elapsed, ~" +
                          fmt("%.0f s", left) + " left for this size");
       }
@@ -247,7 +258,7 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
       try {
         for (int i = 0; i < 2 * reps; ++i) {
           for (std::size_t l = 0; l < leaders.size(); ++l) {
-            ms[l].push_back(launch_ms(*built.at(leaders[l]->variant)));
+            ms[l].push_back(launch_ms(*built.at(leaders[l]->variant + "/" + leaders[l]->tier)));
           }
         }
         for (std::size_t l = 0; l < leaders.size(); ++l) {
@@ -301,7 +312,8 @@ std::string TuneReport::to_text() const {
   std::string out = "device: " + device + "\ndate: " + date + "\ntiming: " + timing + "\n";
   for (const TuneShapeResult& s : shapes) {
     out += "\n" + s.shape.label() + ": measured " + std::to_string(s.measured.size()) + " of " +
-           std::to_string(s.candidates) + " variants" + (s.exhaustive ? " (all)" : "") + "\n";
+           std::to_string(s.candidates) + " variant builds (variant x tier)" +
+           (s.exhaustive ? " (all)" : "") + "\n";
     std::vector<const TuneMeasurement*> sorted;
     for (const TuneMeasurement& m : s.measured) sorted.push_back(&m);
     std::stable_sort(

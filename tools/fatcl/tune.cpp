@@ -45,8 +45,8 @@ VerbRun add_tune(CLI::App& app) {
   cmd->add_option("--reps", o->reps, "timed launches per variant, median (5 to 100)")
       ->check(CLI::Range(5, 100));
   cmd->add_option("--tier", o->tier,
-                  "measure in this tier (spirv or source; default: the "
-                  "loader's choice per variant)");
+                  "measure in this tier only (spirv, ptx or source; default: each variant in "
+                  "every tier the device takes)");
   cmd->add_option("--database", o->database,
                   "the tuning database to update (default: FATCL_TUNING, else "
                   "$XDG_CONFIG_HOME/fatcl/tuning.json)");

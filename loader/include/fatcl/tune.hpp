@@ -25,7 +25,9 @@ struct TuneOptions {
   std::vector<BenchShape> shapes;  // empty: default_tune_shapes()
   double budget_seconds = 30;      // for all shapes together, builds included
   int repetitions = 5;             // timed launches per variant (median), at least 5
-  std::optional<Tier> tier;        // measure in this tier; none: the loader's choice per variant
+  // Measure in this tier only; none: each variant in every tier the device
+  // takes for it (SPIR-V, PTX, source), each a candidate of its own.
+  std::optional<Tier> tier;
   // Progress lines (variant i of n, elapsed, best so far, time left); may be empty.
   std::function<void(const std::string&)> progress;
   // Set (e.g. by a SIGINT handler) to stop after the measurement in flight;
@@ -38,7 +40,7 @@ std::vector<BenchShape> default_tune_shapes(const DeviceCaps& caps);
 
 struct TuneMeasurement {
   std::string variant;
-  std::string tier;  // the tier it loaded in
+  std::string tier;  // the tier it was measured in
   double ms = 0;     // median launch time
   double gflops = 0;
   double relative_error = 0;
@@ -48,7 +50,7 @@ struct TuneMeasurement {
 
 struct TuneShapeResult {
   BenchShape shape;
-  std::size_t candidates = 0;             // variants that fit the device
+  std::size_t candidates = 0;             // (variant, tier) builds the device takes
   std::vector<TuneMeasurement> measured;  // in the order measured
   bool exhaustive = false;                // every candidate measured
   std::optional<TuningEntry> entry;       // the checked results ranked, if any ran
