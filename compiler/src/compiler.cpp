@@ -1,6 +1,5 @@
 #include "fatcl/compiler.hpp"
 
-#include <openssl/evp.h>
 #include <spirv-tools/libspirv.h>
 #include <unistd.h>
 
@@ -145,21 +144,6 @@ std::string self_contained_source(const fs::path& source, const std::vector<fs::
   if (inputs) *inputs = read;
   if (!inlined_any) return body;
   return "#line 1 \"" + source.filename().string() + "\"\n" + body;
-}
-
-std::string sha256_hex(const void* data, std::size_t size) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(data, size, digest, &length, EVP_sha256(), nullptr) != 1) {
-    throw Error("SHA-256 failed (OpenSSL EVP_Digest)");
-  }
-  std::string hex;
-  char buf[3];
-  for (unsigned int i = 0; i < length; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", digest[i]);
-    hex += buf;
-  }
-  return hex;
 }
 
 CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest& request) {

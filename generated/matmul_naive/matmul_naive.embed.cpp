@@ -470,6 +470,8 @@ const char kManifest[] = R"fatcl({
     "ptx:-target nvptx64-nvidia-nvcl -O3, libclc nvptx64--nvidiacl.bc, opt -O3, llc -mcpu=sm_60"
   ],
   "family": "matmul_naive",
+  "format": "fatcl-manifest",
+  "format_version": 1,
   "generator": "fatcl-compile 0.1.0",
   "kernel": "matmul_naive",
   "language": "CL1.2",

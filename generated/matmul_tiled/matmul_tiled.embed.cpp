@@ -2420,6 +2420,8 @@ const char kManifest[] = R"fatcl({
     "ptx:-target nvptx64-nvidia-nvcl -O3, libclc nvptx64--nvidiacl.bc, opt -O3, llc -mcpu=sm_60"
   ],
   "family": "matmul_tiled",
+  "format": "fatcl-manifest",
+  "format_version": 1,
   "generator": "fatcl-compile 0.1.0",
   "kernel": "matmul_tiled",
   "language": "CL1.2",

@@ -104,12 +104,23 @@ std::optional<std::string> ProgramCache::get(const std::string& key, std::string
   if (!in) return std::nullopt;  // no entry (or unreadable: a miss either way)
   std::ostringstream text;
   text << in.rdbuf();
-  const std::string bytes = text.str();
-  std::string_view rest(bytes);
-  auto discard = [&](const std::string& reason) -> std::optional<std::string> {
+  std::string reason;
+  std::optional<std::string> binary = decode(text.str(), key, &reason);
+  if (!binary) {
     if (why) *why = "cache entry " + path.string() + " discarded: " + reason;
     std::error_code ec;
     fs::remove(path, ec);
+    return std::nullopt;
+  }
+  // Least recently used goes first: a hit counts as a use.
+  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+  return binary;
+}
+
+std::optional<std::string> ProgramCache::decode(std::string_view rest, const std::string& key,
+                                                std::string* why) {
+  auto discard = [&](const std::string& reason) -> std::optional<std::string> {
+    if (why) *why = reason;
     return std::nullopt;
   };
   std::uint32_t version = 0, key_size = 0;
@@ -133,8 +144,6 @@ std::optional<std::string> ProgramCache::get(const std::string& key, std::string
                    std::to_string(size));
   }
   if (fnv1a64(rest) != checksum) return discard("the checksum does not match");
-  // Least recently used goes first: a hit counts as a use.
-  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
   return std::string(rest);
 }
 

@@ -27,14 +27,46 @@ T device_value(const cl::Device& device, cl_device_info what, const char* name) 
   return value;
 }
 
-// "1.2" -> 102; "" or malformed -> -1.
-int version_number(const std::string& text) {
+// A decimal number of at most 4 digits at the start of `text`; -1 if none.
+int small_number(std::string_view& text) {
+  int value = 0;
+  std::size_t digits = 0;
+  while (digits < text.size() && digits < 5 && text[digits] >= '0' && text[digits] <= '9') {
+    value = value * 10 + (text[digits] - '0');
+    ++digits;
+  }
+  if (digits == 0 || digits > 4) return -1;
+  text.remove_prefix(digits);
+  return value;
+}
+
+// "1.2" -> 102; "" or malformed -> -1 (no sscanf: an out-of-range %d is
+// undefined behaviour, and these strings come from drivers).
+int version_number(std::string_view text) {
   int major = 0, minor = 0;
-  if (std::sscanf(text.c_str(), "%d.%d", &major, &minor) != 2) return -1;
+  if (!parse_version(text, &major, &minor) || minor > 99) return -1;
   return major * 100 + minor;
 }
 
 }  // namespace
+
+bool parse_version(std::string_view text, int* major, int* minor) {
+  const int a = small_number(text);
+  if (a < 0 || text.empty() || text[0] != '.') return false;
+  text.remove_prefix(1);
+  const int b = small_number(text);
+  if (b < 0) return false;
+  *major = a;
+  *minor = b;
+  return true;
+}
+
+bool parse_opencl_version(std::string_view text, int* major, int* minor) {
+  const std::string_view prefix = "OpenCL ";
+  if (text.substr(0, prefix.size()) != prefix) return false;
+  text.remove_prefix(prefix.size());
+  return parse_version(text, major, minor);
+}
 
 DeviceCaps DeviceCaps::query(const cl::Device& device) {
   DeviceCaps caps;
@@ -51,9 +83,8 @@ DeviceCaps DeviceCaps::query(const cl::Device& device) {
   caps.device_name = device_string(device, CL_DEVICE_NAME, "CL_DEVICE_NAME");
   caps.driver_version = device_string(device, CL_DRIVER_VERSION, "CL_DRIVER_VERSION");
   caps.device_version = device_string(device, CL_DEVICE_VERSION, "CL_DEVICE_VERSION");
-  if (std::sscanf(caps.device_version.c_str(), "OpenCL %d.%d", &caps.cl_major, &caps.cl_minor) !=
-      2) {
-    throw Error("CL_DEVICE_VERSION \"" + caps.device_version +
+  if (!parse_opencl_version(caps.device_version, &caps.cl_major, &caps.cl_minor)) {
+    throw Error("CL_DEVICE_VERSION \"" + caps.device_version.substr(0, 80) +
                 "\" is not \"OpenCL <major>.<minor> ...\"");
   }
   const std::string extensions =
@@ -99,10 +130,13 @@ bool DeviceCaps::accepts_spirv(const std::string& version, std::string* why) con
     if (token.rfind("SPIR-V_", 0) == 0) best = std::max(best, version_number(token.substr(7)));
   }
   if (best < 0) {
-    return refuse("CL_DEVICE_IL_VERSION \"" + il_version + "\" lists no SPIR-V version");
+    return refuse("CL_DEVICE_IL_VERSION \"" + il_version.substr(0, 80) +
+                  "\" lists no SPIR-V version");
   }
   const int wanted = version_number(version);
-  if (wanted < 0) return refuse("the module's SPIR-V version \"" + version + "\" is malformed");
+  if (wanted < 0) {
+    return refuse("the module's SPIR-V version \"" + version.substr(0, 40) + "\" is malformed");
+  }
   if (wanted > best) {
     return refuse("the device takes SPIR-V up to " + std::to_string(best / 100) + "." +
                   std::to_string(best % 100) + ", the module is SPIR-V " + version);

@@ -250,14 +250,47 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
 
 }  // namespace
 
+namespace {
+
+Manifest embedded_manifest(const EmbeddedFamily& embedded) {
+  if (!embedded.manifest_json) throw Error("embedded family: the manifest is null");
+  if (!embedded.source && embedded.source_size > 0) {
+    throw Error("embedded family: the source is null but has " +
+                std::to_string(embedded.source_size) + " bytes");
+  }
+  try {
+    return Manifest::parse(std::string_view(embedded.manifest_json, embedded.manifest_size));
+  } catch (const Error& e) {
+    throw Error(std::string("embedded family: ") + e.what());
+  }
+}
+
+}  // namespace
+
 Family::Family(const EmbeddedFamily& embedded, FamilyDescription description)
-    : manifest_(Manifest::parse(std::string_view(embedded.manifest_json, embedded.manifest_size))),
+    : manifest_(embedded_manifest(embedded)),
       description_(std::move(description)),
       source_(embedded.source, embedded.source_size) {
+  if (embedded.module_count > 0 && !embedded.modules) {
+    throw Error("family " + manifest_.family + ": " + std::to_string(embedded.module_count) +
+                " embedded modules are announced, but their table is null");
+  }
+  for (std::size_t i = 0; i < embedded.module_count; ++i) {
+    const EmbeddedModule& m = embedded.modules[i];
+    if (!m.variant || (!m.data && m.size > 0)) {
+      throw Error("family " + manifest_.family + ": embedded module " + std::to_string(i) +
+                  (m.variant ? " (" + std::string(m.variant).substr(0, 100) + ")" : "") +
+                  " has a null " + (m.variant ? "data pointer" : "variant name"));
+    }
+  }
   for (const Variant& v : manifest_.variants) {
     const EmbeddedModule* found = nullptr;
     for (std::size_t i = 0; i < embedded.module_count; ++i) {
-      if (v.name == embedded.modules[i].variant) found = &embedded.modules[i];
+      if (v.name != embedded.modules[i].variant) continue;
+      if (found) {
+        throw Error("family " + manifest_.family + ": two embedded modules for " + v.name);
+      }
+      found = &embedded.modules[i];
     }
     if (!found) throw Error("family " + manifest_.family + ": no embedded module for " + v.name);
     if (found->size != v.spirv_size) {
@@ -269,6 +302,10 @@ Family::Family(const EmbeddedFamily& embedded, FamilyDescription description)
   }
   // PTX: one per variant whose manifest entry records it, of that size.
   ptx_.resize(manifest_.variants.size());
+  if (embedded.ptx_module_count > 0 && !embedded.ptx_modules) {
+    throw Error("family " + manifest_.family +
+                ": embedded PTX is announced, but its table is null");
+  }
   for (std::size_t i = 0; i < embedded.ptx_module_count; ++i) {
     const EmbeddedModule& m = embedded.ptx_modules[i];
     const std::string name = m.variant ? m.variant : "(null)";
@@ -285,6 +322,8 @@ Family::Family(const EmbeddedFamily& embedded, FamilyDescription description)
                   std::to_string(m.size) + " B, the manifest says " +
                   std::to_string(manifest_.variants[at].ptx->size));
     }
+    if (!ptx_[at].empty())
+      throw Error("family " + manifest_.family + ": two embedded PTX for " + name);
     ptx_[at] = std::string_view(reinterpret_cast<const char*>(m.data), m.size);
   }
   for (std::size_t j = 0; j < manifest_.variants.size(); ++j) {

@@ -1,6 +1,12 @@
 #include "fatcl/manifest.hpp"
 
+#include <openssl/evp.h>
+
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "fatcl/error.hpp"
 
@@ -9,67 +15,205 @@ namespace {
 
 using nlohmann::json;
 
+// Limits no fatcl bundle comes near; past them a manifest is damaged or
+// hostile, and its numbers would overflow what is computed from them.
+constexpr std::size_t kMaxName = 200;             // variant, kernel, parameter, file names
+constexpr std::size_t kMaxModuleBytes = 1 << 30;  // SPIR-V or PTX
+constexpr std::size_t kMaxLocalBytes = 1 << 30;
+constexpr std::size_t kMaxGroupSide = 1 << 16;   // one side of reqd_work_group_size
+constexpr std::size_t kMaxGroupItems = 1 << 20;  // their product
+constexpr std::size_t kMaxVariants = 100000;
+
+// A value from the input, quoted and cut short for a message.
+std::string shown(const std::string& text) {
+  return "\"" + (text.size() > 60
+                     ? text.substr(0, 60) + "...\" (" + std::to_string(text.size()) + " characters)"
+                     : text + "\"");
+}
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw Error("manifest: " + where + ": " + what);
+}
+
 const json& field(const json& object, const char* key, const std::string& where) {
   auto it = object.find(key);
-  if (it == object.end()) {
-    throw Error("manifest: " + where + " has no field \"" + key + "\"");
-  }
+  if (it == object.end()) fail(where, std::string("no field \"") + key + "\"");
   return *it;
 }
 
-template <typename T>
-T get(const json& object, const char* key, const std::string& where) {
+std::string text(const json& object, const char* key, const std::string& where,
+                 std::size_t max = 4096) {
   const json& value = field(object, key, where);
-  try {
-    return value.get<T>();
-  } catch (const json::exception& e) {
-    throw Error("manifest: " + where + " field \"" + key + "\" has the wrong type (" +
-                value.type_name() + "): " + e.what());
+  if (!value.is_string()) {
+    fail(where, std::string("field \"") + key + "\" is a " + value.type_name() + ", not a string");
   }
+  std::string out = value.get<std::string>();
+  if (out.size() > max) {
+    fail(where, std::string("field \"") + key + "\" is " + std::to_string(out.size()) +
+                    " characters long, more than " + std::to_string(max));
+  }
+  return out;
+}
+
+// A whole number from 0 to max: no sign, no fraction, no wrap-around.
+std::size_t size_value(const json& value, const std::string& what, const std::string& where,
+                       std::size_t max) {
+  if (value.is_number_float()) fail(where, what + " is " + value.dump() + ", not a whole number");
+  if (value.is_number_integer() && !value.is_number_unsigned()) {
+    fail(where, what + " is negative (" + value.dump() + ")");
+  }
+  if (!value.is_number_unsigned()) {
+    fail(where, what + " is a " + std::string(value.type_name()) + ", not a number");
+  }
+  const std::uint64_t n = value.get<std::uint64_t>();
+  if (n > max) {
+    fail(where, what + " is " + std::to_string(n) + ", more than the " + std::to_string(max) +
+                    " a fatcl manifest allows");
+  }
+  return static_cast<std::size_t>(n);
+}
+
+std::size_t size_field(const json& object, const char* key, const std::string& where,
+                       std::size_t max) {
+  return size_value(field(object, key, where), std::string("field \"") + key + "\"", where, max);
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+std::string identifier(const json& object, const char* key, const std::string& where) {
+  std::string s = text(object, key, where, kMaxName);
+  if (!is_identifier(s)) {
+    fail(where, std::string("field \"") + key + "\" is " + shown(s) +
+                    ", not a name of letters, digits and _");
+  }
+  return s;
+}
+
+// A name of a file beside the manifest.
+std::string file_name(const json& object, const char* key, const std::string& where) {
+  std::string s = text(object, key, where, kMaxName);
+  if (s.empty() || s == "." || s == ".." || s.find_first_of("/\\") != std::string::npos ||
+      s.find('\0') != std::string::npos) {
+    fail(where, std::string("field \"") + key + "\" is " + shown(s) +
+                    ", not a file name beside the manifest");
+  }
+  return s;
+}
+
+std::string sha256_field(const json& object, const char* key, const std::string& where) {
+  std::string s = text(object, key, where, 64);
+  if (s.size() != 64 || s.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    fail(where, std::string("field \"") + key + "\" is " + shown(s) +
+                    ", not a SHA-256 in 64 lower-case hex digits");
+  }
+  return s;
+}
+
+std::vector<std::string> strings(const json& object, const char* key, const std::string& where) {
+  const json& value = field(object, key, where);
+  if (!value.is_array()) fail(where, std::string("field \"") + key + "\" is not an array");
+  std::vector<std::string> out;
+  for (const json& e : value) {
+    if (!e.is_string()) fail(where, std::string("field \"") + key + "\" holds a non-string");
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+// "1.0" .. "1.6": the SPIR-V versions there are.
+std::string spirv_version(const json& object, const std::string& where) {
+  std::string s = text(object, "spirv_version", where, 8);
+  if (s.size() != 3 || s[0] != '1' || s[1] != '.' || s[2] < '0' || s[2] > '6') {
+    fail(where, "field \"spirv_version\" is " + shown(s) + ", not a SPIR-V version 1.0 to 1.6");
+  }
+  return s;
 }
 
 Variant parse_variant(const json& v, std::size_t index) {
   std::string where = "variants[" + std::to_string(index) + "]";
+  if (!v.is_object()) fail(where, "is not a JSON object");
   Variant out;
-  out.name = get<std::string>(v, "name", where);
+  out.name = identifier(v, "name", where);
   where += " (" + out.name + ")";
   const json& params = field(v, "params", where);
-  if (!params.is_array()) throw Error("manifest: " + where + " field \"params\" is not an array");
+  if (!params.is_array()) fail(where, "field \"params\" is not an array");
   for (const json& p : params) {
     if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_number_integer()) {
-      throw Error("manifest: " + where + " has a parameter that is not [\"NAME\", integer]");
+      fail(where, "has a parameter that is not [\"NAME\", integer]");
     }
-    out.params.emplace_back(p[0].get<std::string>(), p[1].get<long long>());
+    const std::string name = p[0].get<std::string>();
+    if (!is_identifier(name) || name.size() > kMaxName) {
+      fail(where, "has a parameter named " + shown(name) + ", not a name of letters, digits and _");
+    }
+    for (const auto& [k, value] : out.params) {
+      if (k == name) fail(where, "has the parameter " + name + " twice");
+    }
+    if (p[1].is_number_unsigned() && p[1].get<std::uint64_t>() > std::uint64_t(INT64_MAX)) {
+      fail(where, "parameter " + name + " is out of range (" + p[1].dump() + ")");
+    }
+    out.params.emplace_back(name, p[1].get<long long>());
   }
-  out.spirv_file = get<std::string>(v, "spirv_file", where);
-  out.spirv_version = get<std::string>(v, "spirv_version", where);
-  out.target_env = get<std::string>(v, "target_env", where);
-  out.capabilities = get<std::vector<std::string>>(v, "capabilities", where);
-  out.reqd_work_group_size = get<std::array<std::size_t, 3>>(v, "reqd_work_group_size", where);
-  out.local_mem_bytes = get<std::size_t>(v, "local_mem_bytes", where);
-  out.spirv_size = get<std::size_t>(v, "spirv_size", where);
-  out.sha256 = get<std::string>(v, "sha256", where);
+  out.spirv_file = file_name(v, "spirv_file", where);
+  out.spirv_version = spirv_version(v, where);
+  out.target_env = text(v, "target_env", where, 64);
+  out.capabilities = strings(v, "capabilities", where);
+  const json& wg = field(v, "reqd_work_group_size", where);
+  if (!wg.is_array() || wg.size() != 3) {
+    fail(where,
+         "field \"reqd_work_group_size\" is not an array of 3 sizes" +
+             std::string(wg.is_array() ? " (it has " + std::to_string(wg.size()) + ")" : ""));
+  }
+  std::size_t items = 1;
+  for (std::size_t d = 0; d < 3; ++d) {
+    out.reqd_work_group_size[d] =
+        size_value(wg[d], "reqd_work_group_size[" + std::to_string(d) + "]", where, kMaxGroupSide);
+    items *= out.reqd_work_group_size[d];
+  }
+  const bool none = items == 0;
+  const bool all_zero = out.reqd_work_group_size == std::array<std::size_t, 3>{0, 0, 0};
+  if (none && !all_zero) {
+    fail(where, "field \"reqd_work_group_size\" mixes 0 (none) with sizes");
+  }
+  if (items > kMaxGroupItems) {
+    fail(where, "reqd_work_group_size asks for " + std::to_string(items) +
+                    " work-items per group, more than " + std::to_string(kMaxGroupItems));
+  }
+  out.local_mem_bytes = size_field(v, "local_mem_bytes", where, kMaxLocalBytes);
+  out.spirv_size = size_field(v, "spirv_size", where, kMaxModuleBytes);
+  if (out.spirv_size < 20 || out.spirv_size % 4 != 0) {
+    fail(where, "field \"spirv_size\" is " + std::to_string(out.spirv_size) +
+                    ", not the size of a SPIR-V module (a whole number of 4-byte words, at "
+                    "least the 20-byte header)");
+  }
+  out.sha256 = sha256_field(v, "sha256", where);
   if (v.contains("ptx")) {
-    const json& p = field(v, "ptx", where);
+    const json& p = v["ptx"];
     const std::string pw = where + " ptx";
-    if (!p.is_object()) throw Error("manifest: " + where + " field \"ptx\" is not an object");
+    if (!p.is_object()) fail(where, "field \"ptx\" is not an object");
     PtxModule ptx;
-    ptx.file = get<std::string>(p, "file", pw);
-    ptx.target = get<std::string>(p, "target", pw);
-    ptx.ptx_version = get<std::string>(p, "ptx_version", pw);
-    ptx.size = get<std::size_t>(p, "size", pw);
-    ptx.sha256 = get<std::string>(p, "sha256", pw);
+    ptx.file = file_name(p, "file", pw);
+    ptx.target = text(p, "target", pw, 32);
+    ptx.ptx_version = text(p, "ptx_version", pw, 16);
+    ptx.size = size_field(p, "size", pw, kMaxModuleBytes);
+    if (ptx.size == 0) fail(pw, "field \"size\" is 0");
+    ptx.sha256 = sha256_field(p, "sha256", pw);
     const json& r = field(p, "ptxas", pw);
-    if (!r.is_object()) throw Error("manifest: " + pw + " field \"ptxas\" is not an object");
+    if (!r.is_object()) fail(pw, "field \"ptxas\" is not an object");
     if (!r.empty()) {
       const std::string rw = pw + " ptxas";
       PtxasReport report;
-      report.arch = get<std::string>(r, "arch", rw);
-      report.registers = get<std::size_t>(r, "registers", rw);
-      report.stack_frame_bytes = get<std::size_t>(r, "stack_frame_bytes", rw);
-      report.spill_store_bytes = get<std::size_t>(r, "spill_store_bytes", rw);
-      report.spill_load_bytes = get<std::size_t>(r, "spill_load_bytes", rw);
-      report.shared_bytes = get<std::size_t>(r, "shared_bytes", rw);
+      report.arch = text(r, "arch", rw, 32);
+      report.registers = size_field(r, "registers", rw, 1 << 16);
+      report.stack_frame_bytes = size_field(r, "stack_frame_bytes", rw, kMaxLocalBytes);
+      report.spill_store_bytes = size_field(r, "spill_store_bytes", rw, kMaxLocalBytes);
+      report.spill_load_bytes = size_field(r, "spill_load_bytes", rw, kMaxLocalBytes);
+      report.shared_bytes = size_field(r, "shared_bytes", rw, kMaxLocalBytes);
       ptx.ptxas = report;
     }
     out.ptx = ptx;
@@ -99,31 +243,67 @@ std::string Variant::define_options() const {
   return out;
 }
 
-Manifest Manifest::parse(std::string_view text) {
+Manifest Manifest::parse(std::string_view text_in) {
   json j;
   try {
-    j = json::parse(text);
+    j = json::parse(text_in);
   } catch (const json::parse_error& e) {
     throw Error(std::string("manifest: not valid JSON: ") + e.what());
   }
   if (!j.is_object()) throw Error("manifest: the top level is not a JSON object");
   const std::string where = "the manifest";
+  // The format first: a manifest of another kind or a newer fatcl is named
+  // as such, not as a missing field.
+  if (!j.contains("format") || !j["format"].is_string() || j["format"] != kFormat) {
+    throw Error(std::string("manifest: not a fatcl manifest (\"format\" is not \"") + kFormat +
+                "\")");
+  }
+  const std::size_t version = size_field(j, "format_version", where, 1u << 20);
+  if (version != kFormatVersion) {
+    throw Error("manifest: format version " + std::to_string(version) +
+                (version > kFormatVersion ? ", newer than" : ", not") + " the version " +
+                std::to_string(kFormatVersion) + " this fatcl reads: rebuild the bundle with " +
+                "this fatcl's fatcl-compile");
+  }
   Manifest m;
-  m.generator = get<std::string>(j, "generator", where);
-  m.family = get<std::string>(j, "family", where);
-  m.kernel = get<std::string>(j, "kernel", where);
-  m.source_file = get<std::string>(j, "source_file", where);
-  m.source_sha256 = get<std::string>(j, "source_sha256", where);
-  m.language = get<std::string>(j, "language", where);
-  if (j.contains("source_embedded")) m.source_embedded = get<bool>(j, "source_embedded", where);
-  m.compile_flags = get<std::vector<std::string>>(j, "compile_flags", where);
-  m.toolchain = get<std::map<std::string, std::string>>(j, "toolchain", where);
+  m.generator = text(j, "generator", where);
+  m.family = identifier(j, "family", where);
+  m.kernel = identifier(j, "kernel", where);
+  m.source_file = file_name(j, "source_file", where);
+  m.source_sha256 = sha256_field(j, "source_sha256", where);
+  m.language = text(j, "language", where, 16);
+  if (j.contains("source_embedded")) {
+    if (!j["source_embedded"].is_boolean())
+      fail(where, "field \"source_embedded\" is not true/false");
+    m.source_embedded = j["source_embedded"].get<bool>();
+  }
+  m.compile_flags = strings(j, "compile_flags", where);
+  const json& toolchain = field(j, "toolchain", where);
+  if (!toolchain.is_object()) fail(where, "field \"toolchain\" is not an object");
+  for (const auto& [k, v] : toolchain.items()) {
+    if (!v.is_string()) fail(where, "toolchain entry " + shown(k) + " is not a string");
+    m.toolchain[k] = v.get<std::string>();
+  }
   const json& variants = field(j, "variants", where);
   if (!variants.is_array() || variants.empty()) {
     throw Error("manifest: family " + m.family + " lists no variants");
   }
+  if (variants.size() > kMaxVariants) {
+    fail(where, "lists " + std::to_string(variants.size()) + " variants, more than " +
+                    std::to_string(kMaxVariants));
+  }
+  std::set<std::string> names, files;
   for (std::size_t i = 0; i < variants.size(); ++i) {
-    m.variants.push_back(parse_variant(variants[i], i));
+    Variant v = parse_variant(variants[i], i);
+    if (!names.insert(v.name).second) {
+      fail("variants[" + std::to_string(i) + "]",
+           "the variant name " + v.name + " is listed twice");
+    }
+    if (!files.insert(v.spirv_file).second || (v.ptx && !files.insert(v.ptx->file).second)) {
+      fail("variants[" + std::to_string(i) + "] (" + v.name + ")",
+           "names a module file another variant names too");
+    }
+    m.variants.push_back(std::move(v));
   }
   return m;
 }
@@ -159,7 +339,9 @@ std::string Manifest::dump() const {
           {"size", v.ptx->size}, {"sha256", v.ptx->sha256}, {"ptxas", report}};
     }
   }
-  json j = {{"generator", generator},
+  json j = {{"format", kFormat},
+            {"format_version", kFormatVersion},
+            {"generator", generator},
             {"family", family},
             {"kernel", kernel},
             {"source_file", source_file},
@@ -181,6 +363,21 @@ const Variant& Manifest::variant(std::string_view name) const {
   for (const Variant& v : variants) known += (known.empty() ? "" : ", ") + v.name;
   throw Error("family " + family + " has no variant " + std::string(name) + " (it has: " + known +
               ")");
+}
+
+std::string sha256_hex(const void* data, std::size_t size) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(data, size, digest, &length, EVP_sha256(), nullptr) != 1) {
+    throw Error("SHA-256 failed (OpenSSL EVP_Digest)");
+  }
+  std::string hex;
+  char buf[3];
+  for (unsigned int i = 0; i < length; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", digest[i]);
+    hex += buf;
+  }
+  return hex;
 }
 
 }  // namespace fatcl

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <map>
 
@@ -228,7 +229,12 @@ Matmul::Matmul(const cl::Context& context, const cl::Device& device, const Matmu
   load_options.use_tuning = options.use_tuning;
   std::vector<MatmulKernel> families;
   if (!options.variant.empty()) {
-    families = {matmul_kernel_of(options.variant)};
+    const MatmulKernel of = matmul_kernel_of(options.variant);
+    if (options.kernel != MatmulKernel::Auto && options.kernel != of) {
+      throw Error("MatmulOptions: variant " + options.variant + " is of the " + to_string(of) +
+                  " family, the options ask for the " + to_string(options.kernel) + " one");
+    }
+    families = {of};
   } else if (options.kernel == MatmulKernel::Auto) {
     families = {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive};
   } else {
@@ -325,13 +331,54 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
                   std::to_string(INT_MAX));
     }
   }
+  // Products of two sizes below 2^31 fit in 64 bits; their bytes may not.
   const std::pair<const cl::Buffer*, std::size_t> needs[3] = {
       {&a, m * k}, {&b, k * n}, {&c, m * n}};
   const char* names[3] = {"A", "B", "C"};
+  cl_context queue_context = nullptr;
+  check_cl(clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context,
+                                 nullptr),
+           "clGetCommandQueueInfo(CL_QUEUE_CONTEXT)");
+  if (queue_context != impl_->context()) {
+    throw Error(
+        "Matmul: the queue belongs to another context than the one this Matmul was "
+        "built for");
+  }
+  cl_device_id queue_device = nullptr;
+  check_cl(
+      clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof queue_device, &queue_device, nullptr),
+      "clGetCommandQueueInfo(CL_QUEUE_DEVICE)");
+  if (queue_device != impl_->device()) {
+    throw Error("Matmul: the queue is for another device than the one this Matmul was built for");
+  }
   for (int i = 0; i < 3; ++i) {
+    const cl_mem mem = (*needs[i].first)();
+    if (!mem) throw Error(std::string("Matmul: buffer ") + names[i] + " is null");
     std::size_t size = 0;
-    cl_int err = clGetMemObjectInfo((*needs[i].first)(), CL_MEM_SIZE, sizeof size, &size, nullptr);
+    cl_int err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, nullptr);
     check_cl(err, std::string("clGetMemObjectInfo(") + names[i] + ")");
+    cl_context owner = nullptr;
+    check_cl(clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, nullptr),
+             std::string("clGetMemObjectInfo(") + names[i] + ", CL_MEM_CONTEXT)");
+    if (owner != impl_->context()) {
+      throw Error(std::string("Matmul: buffer ") + names[i] +
+                  " belongs to another context than the one this Matmul was built for");
+    }
+    cl_mem_flags flags = 0;
+    check_cl(clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof flags, &flags, nullptr),
+             std::string("clGetMemObjectInfo(") + names[i] + ", CL_MEM_FLAGS)");
+    if (i == 2 && (flags & CL_MEM_READ_ONLY)) {
+      throw Error("Matmul: buffer C is CL_MEM_READ_ONLY; the kernel writes it");
+    }
+    if (i < 2 && (flags & CL_MEM_WRITE_ONLY)) {
+      throw Error(std::string("Matmul: buffer ") + names[i] +
+                  " is CL_MEM_WRITE_ONLY; the kernel reads it");
+    }
+    if (needs[i].second > SIZE_MAX / sizeof(float)) {
+      throw Error(std::string("Matmul: ") + names[i] + " of the " + std::to_string(m) + "x" +
+                  std::to_string(n) + "x" + std::to_string(k) +
+                  " product would take more bytes than a size_t holds");
+    }
     if (size < needs[i].second * sizeof(float)) {
       throw Error(std::string("Matmul: buffer ") + names[i] + " has " + std::to_string(size) +
                   " B, the " + std::to_string(m) + "x" + std::to_string(n) + "x" +

@@ -406,9 +406,12 @@ TEST(Auto, UnusablePrecompiledTiersFallBackToTheSameVariantsSource) {
       ".version 5.0\n.target sm_60\n.address_size 64\n.entry matmul_tiled( { bad ptx";
   Manifest m = tiled.manifest();
   std::vector<EmbeddedModule> modules, ptx;
+  // The records match the bytes, so the driver itself must refuse them.
   for (fatcl::Variant& v : m.variants) {
     v.spirv_size = wrong.size();
+    v.sha256 = sha256_hex(wrong.data(), wrong.size());
     if (v.ptx) v.ptx->size = sizeof garbage - 1;
+    if (v.ptx) v.ptx->sha256 = sha256_hex(garbage, sizeof garbage - 1);
     modules.push_back(
         {v.name.c_str(), reinterpret_cast<const unsigned char*>(wrong.data()), wrong.size()});
     if (v.ptx) {

@@ -69,7 +69,7 @@ TEST(Family, PtxIsPairedWithItsRecord) {
   ptx.target = "sm_60";
   ptx.ptx_version = "5.0";
   ptx.size = 5;
-  ptx.sha256 = "00";
+  ptx.sha256 = std::string(64, '0');
   m.variants[0].ptx = ptx;
   Manifest back = Manifest::parse(m.dump());
   ASSERT_TRUE(back.variants[0].ptx);

@@ -147,8 +147,7 @@ ModuleInfo inspect_module(const std::vector<std::uint32_t>& spirv, const std::st
 // Throws fatcl::Error with the validator's messages.
 void validate_module(const std::vector<std::uint32_t>& spirv, std::string target_env = "");
 
-// Hex SHA-256 of bytes.
-std::string sha256_hex(const void* data, std::size_t size);
+// sha256_hex(): fatcl/manifest.hpp.
 
 // Writes the family bundle into `out_dir`, each file whole or not at all:
 //   manifest.json, <variant>.spv (and .ptx) for each variant, <family>.embed.cpp and

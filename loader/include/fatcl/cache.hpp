@@ -47,6 +47,10 @@ class ProgramCache {
   // The binary stored under `key`, or none. An entry that is there but
   // cannot be trusted is removed, and `why` says what was wrong with it.
   std::optional<std::string> get(const std::string& key, std::string* why = nullptr) const;
+  // The binary an entry's bytes hold for `key`, or none with `why` set:
+  // another format, another key, truncated, or a checksum that differs.
+  static std::optional<std::string> decode(std::string_view entry, const std::string& key,
+                                           std::string* why);
   // Stores `binary` under `key`; "" or why it was not stored.
   std::string put(const std::string& key, std::string_view binary) const;
   void remove(const std::string& key) const;

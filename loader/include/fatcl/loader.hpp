@@ -31,6 +31,12 @@ Tier parse_tier(std::string_view text);
 // Every tier, in the order the loader tries them.
 const std::vector<Tier>& all_tiers();
 
+// "<major>.<minor>" at the start of text (each at most 4 digits), as in
+// "1.2" or "SPIR-V_1.2"'s tail; false if it is not there.
+bool parse_version(std::string_view text, int* major, int* minor);
+// CL_DEVICE_VERSION's "OpenCL <major>.<minor> <anything>"; false otherwise.
+bool parse_opencl_version(std::string_view text, int* major, int* minor);
+
 // What the loader needs to know about a device. query() reads it from the
 // driver; tests fill it by hand to describe synthetic devices.
 struct DeviceCaps {

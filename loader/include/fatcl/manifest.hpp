@@ -64,6 +64,10 @@ struct Variant {
 };
 
 struct Manifest {
+  // The file format: "format": "fatcl-manifest", "format_version": 1.
+  static constexpr const char* kFormat = "fatcl-manifest";
+  static constexpr std::size_t kFormatVersion = 1;
+
   std::string generator;      // "fatcl-compile <version>"
   std::string family;         // e.g. "matmul_tiled"
   std::string kernel;         // kernel function name inside the module
@@ -76,12 +80,17 @@ struct Manifest {
   std::map<std::string, std::string> toolchain;  // tool -> version line
   std::vector<Variant> variants;
 
-  // Parses manifest JSON; throws fatcl::Error naming the field at fault.
+  // Parses manifest JSON strictly (format version, types, ranges, array
+  // lengths, unique names); throws fatcl::Error naming the variant and
+  // field at fault and the cause.
   static Manifest parse(std::string_view json);
   // Deterministic JSON text (sorted keys, two-space indent, final newline).
   std::string dump() const;
   // The variant of that name; throws fatcl::Error if there is none.
   const Variant& variant(std::string_view name) const;
 };
+
+// Lower-case hex SHA-256 of bytes (OpenSSL), as manifests record them.
+std::string sha256_hex(const void* data, std::size_t size);
 
 }  // namespace fatcl
