@@ -247,7 +247,7 @@ Manifest Manifest::parse(std::string_view text_in) {
   json j;
   try {
     j = json::parse(text_in);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 2e4692
     throw Error(std::string("manifest: not valid JSON: ") + e.what());
   }
   if (!j.is_object()) throw Error("manifest: the top level is not a JSON object");

@@ -72,6 +72,8 @@ const std::vector<ManifestCase>& manifest_cases() {
   static const std::vector<ManifestCase> cases = {
       {"not_json", [] { return std::string("{\"format\": "); }, "not valid JSON"},
       {"empty", [] { return std::string(); }, "not valid JSON"},
+      // Found by fuzz_manifest: nlohmann throws out_of_range, not parse_error.
+      {"number_overflow", [] { return std::string("{\"format\": 2e4692}"); }, "number overflow"},
       {"top_level_array", [] { return std::string("[1, 2]"); }, "not a JSON object"},
       {"no_format", [] { return with([](json& j) { j.erase("format"); }); },
        "not a fatcl manifest"},

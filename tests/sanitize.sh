@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The second CI mode (.ci/run calls it after ./run.sh test): fatcl built with
+# clang-15 under AddressSanitizer + UndefinedBehaviorSanitizer (any report
+# fails), then the unit tests, the bad-input suite, the runtime tests on
+# Debian's PoCL (the automatic choice and a few variants), and every fuzz
+# target for FATCL_FUZZ_SECONDS (default 30) from its seeds; then the
+# threaded tests under ThreadSanitizer.
+#   tests/sanitize.sh [build-folder-prefix]     (default: build-)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root="$PWD"
+prefix="${1:-build-}"
+seconds="${FATCL_FUZZ_SECONDS:-30}"
+jobs="$(nproc)"
+start=$(date +%s)
+say() { echo "sanitize: $* ($(( $(date +%s) - start )) s)" >&2; }
+
+# The kernels come from the committed generated/ copies (FATCL_CLANG off):
+# the sanitized build checks fatcl, not clang's speed under ASan.
+common=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-15
+        -DCMAKE_CXX_COMPILER=clang++-15 -DFATCL_CLANG= -DFATCL_CHECK_GENERATED=OFF
+        -DFATCL_INSTALL=OFF "-DFATCL_POCL_SPIRV_ICD=$(tests/runtimes/pocl-spirv.sh --icd-path)")
+
+say "AddressSanitizer + UndefinedBehaviorSanitizer build"
+asan="${prefix}asan"
+cmake -S . -B "$asan" "${common[@]}" -DFATCL_FUZZ=ON -DFATCL_FUZZ_SECONDS="$seconds" \
+  "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -fsanitize=fuzzer-no-link" \
+  >/dev/null
+cmake --build "$asan" -j "$jobs" --target fatcl_unit_tests fatcl_bad_input_tests \
+  fatcl_runtime_tests fatcl fuzz_manifest fuzz_family fuzz_versions fuzz_cache_entry fuzz_spirv \
+  >"$asan/build.log" 2>&1 || { tail -n 40 "$asan/build.log"; exit 1; }
+say "built; testing"
+# Drivers (PoCL's LLVM) keep memory to the end of the process: leaks are
+# checked where no driver is loaded (unit tests, fuzzers), not in runtime tests.
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd "$asan" && ASAN_OPTIONS=detect_leaks=1 ctest -j "$jobs" --output-on-failure -R '^unit\.|\.regressions$')
+(cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -L bad_input)
+(cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure \
+   -R '^pocl\.(auto|matmul_naive\.source|matmul_tiled_TILE16\.source|matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1\.source)$')
+say "fuzzing, ${seconds} s per target"
+(cd "$asan" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -L fuzz)
+
+say "ThreadSanitizer build (the threaded tests)"
+tsan="${prefix}tsan"
+cmake -S . -B "$tsan" "${common[@]}" \
+  "-DCMAKE_CXX_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" >/dev/null
+cmake --build "$tsan" -j "$jobs" --target fatcl_unit_tests fatcl_runtime_tests \
+  >"$tsan/build.log" 2>&1 || { tail -n 40 "$tsan/build.log"; exit 1; }
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+(cd "$tsan" && ctest --output-on-failure -R '^unit\.(Store|ProgramCache)\.')
+(cd "$tsan" && FATCL_TEST_PLATFORM="Portable Computing Language" \
+   OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd FATCL_TUNING=off FATCL_CACHE=0 \
+   TSAN_OPTIONS="$TSAN_OPTIONS:suppressions=$root/tests/tsan.supp" \
+   ./tests/fatcl_runtime_tests --gtest_filter='Auto.ThreadsShareTheProgramsBuiltInTheProcess')
+say "done"
