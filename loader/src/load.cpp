@@ -1,4 +1,6 @@
 // Loading: walking the plan's chain until a variant builds and can launch.
+#include <cstdlib>
+
 #include "fatcl/cache.hpp"
 #include "fatcl/loader.hpp"
 #include "fatcl/store.hpp"
@@ -220,6 +222,30 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
     trial = true;
   } else if (needed > 0) {
     note += " covers the " + std::to_string(needed) + " work-items required";
+  }
+  const char* self_check_env = std::getenv("FATCL_SELF_CHECK");
+  if ((options.self_check || (self_check_env && std::string(self_check_env) == "1")) && !trial) {
+    if (!trial_launch) {
+      note += "; no self-check: the family gives no trial problem";
+    } else {
+      std::string verdict;
+      std::string seen;
+      if (std::optional<Outcome> before = store.outcome(key);
+          before && before->kind == Outcome::Kind::Trial) {
+        verdict = before->verdict;
+        seen = " (remembered for this device and driver since " + before->date + ")";
+      } else {
+        verdict = trial_launch(context, device, kernel, variant);
+        store.remember(key, {Outcome::Kind::Trial, verdict, ""});
+        keep(store, notes);
+      }
+      if (!verdict.empty()) {
+        a.failure = "self-check failed, so this build is marked bad for this device and driver" +
+                    seen + ": " + verdict;
+        return a;
+      }
+      note += "; self-check: the trial problem matched the CPU reference" + seen;
+    }
   }
   // Kernels were created from the program and it passed every check: now
   // its binary may be kept.

@@ -227,6 +227,7 @@ Matmul::Matmul(const cl::Context& context, const cl::Device& device, const Matmu
   load_options.store = impl_->options.store;
   load_options.cache = options.cache;
   load_options.use_tuning = options.use_tuning;
+  load_options.self_check = options.self_check;
   std::vector<MatmulKernel> families;
   if (!options.variant.empty()) {
     const MatmulKernel of = matmul_kernel_of(options.variant);
@@ -299,6 +300,7 @@ const LoadedKernel& Matmul::loaded_for(std::size_t m, std::size_t n, std::size_t
       o.tier = d.options.tier;
       o.store = d.options.store;
       o.cache = d.options.cache;
+      o.self_check = d.options.self_check;
       o.problem = problem;
       try {
         chosen = std::make_unique<LoadedKernel>(load(d.context, d.device, family, o));

@@ -4,7 +4,8 @@
 //   FATCL_TEST_PLATFORM   substring of the platform name to use (required)
 //   FATCL_TEST_NEEDS      a file the runtime needs (e.g. the built PoCL's .icd)
 //   FATCL_TEST_VARIANT    variant to test, with FATCL_TEST_TIER (spirv|ptx|source)
-//   FATCL_TEST_SIZES      "small" for slow runtimes (Oclgrind)
+//   FATCL_TEST_SIZES      "small" for slow runtimes; "edges": 1x1x1 and one below and
+//                         above the variant's tile in each dimension (Oclgrind)
 //   FATCL_TEST_EXPECT_TIER  for the automatic choice: the tier it must pick
 //   FATCL_REQUIRE_RUNTIMES  set: a missing runtime fails instead of skipping
 #include "fatcl/matmul.hpp"
@@ -201,6 +202,26 @@ std::vector<Size> sizes() {
                            {1, 1000, 7},    {64, 64, 64}, {257, 129, 511}, {512, 384, 320},
                            {256, 256, 256}, {7, 9, 65600}};
   if (env("FATCL_TEST_SIZES") == "small") all.resize(3);
+  if (env("FATCL_TEST_SIZES") == "edges" && !env("FATCL_TEST_VARIANT").empty()) {
+    // The variant's own tile edges: 1x1x1, and one below and one above a
+    // tile multiple in each dimension, M != N != K (Oclgrind checks every
+    // access of the ragged tiles).
+    try {
+      const std::string name = env("FATCL_TEST_VARIANT");
+      const Variant& v = matmul_family(matmul_kernel_of(name)).manifest().variant(name);
+      auto param = [&](const char* key, std::size_t fallback) {
+        for (const auto& [k, value] : v.params) {
+          if (k == key) return static_cast<std::size_t>(value);
+        }
+        return fallback;
+      };
+      const std::size_t tile = param("TILE", 16);
+      const std::size_t mt = param("MWG", tile), nt = param("NWG", tile), kt = param("KWG", tile);
+      all = {{1, 1, 1}, {mt - 1, nt + 1, kt + 1}, {mt + 1, nt - 1, kt > 2 ? kt - 1 : 2}};
+    } catch (const Error&) {
+      // An unknown variant: the test itself reports it.
+    }
+  }
   return all;
 }
 
@@ -249,6 +270,51 @@ TEST(Auto, PtxTierLoadsOnNvidiaOnly) {
     EXPECT_NE(std::string(e.what()).find("PTX is taken only by NVIDIA's OpenCL"), std::string::npos)
         << e.what();
   }
+}
+
+// The opt-in self-check: a build whose trial problem computes wrong (here a
+// trial launch that says so for the first variant, as a miscompiling driver
+// would) is marked bad for this device and driver and the chain moves on;
+// the verdict is remembered, and one that passes is said too.
+TEST(Auto, SelfCheckMovesPastAVariantThatComputesWrong) {
+  REQUIRE_RUNTIME();
+  const Family& tiled = matmul_family(MatmulKernel::Tiled);
+  const DeviceCaps caps = DeviceCaps::query(runtime().device);
+  const std::vector<const Variant*> order =
+      plan(tiled.manifest(), caps, {}, tiled.description().ranking).variants();
+  ASSERT_GE(order.size(), 2u);
+  const std::string bad = order[0]->name;
+  auto store = std::make_shared<Store>();
+  LoadOptions o;
+  o.store = store;
+  o.use_tuning = false;
+  o.self_check = true;
+  o.trial = [&](const cl::Context& c, const cl::Device& d, const cl::Kernel& k,
+                const Variant& v) -> std::string {
+    if (v.name == bad) return "C[0][0] is 3.5, the reference says 4 (injected)";
+    return matmul_trial_launch(c, d, k, v);
+  };
+  const LoadedKernel k = load(runtime().context, runtime().device, tiled, o);
+  const std::string text = k.explanation.to_string();
+  EXPECT_NE(k.variant.name, bad) << text;
+  // Where the driver misreports CL_KERNEL_WORK_GROUP_SIZE (rusticl, NVIDIA)
+  // the same trial problem already runs to settle that, and says so.
+  EXPECT_NE(text.find(bad + " [" + to_string(k.tier) + "]"), std::string::npos) << text;
+  EXPECT_NE(text.find("C[0][0] is 3.5, the reference says 4 (injected)"), std::string::npos)
+      << text;
+  if (!k.settled_by_trial) {
+    EXPECT_NE(text.find("self-check failed, so this build is marked bad for this device and "
+                        "driver: C[0][0] is 3.5"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("self-check: the trial problem matched the CPU reference"),
+              std::string::npos)
+        << text;
+  }
+  const LoadedKernel again = load(runtime().context, runtime().device, tiled, o);
+  EXPECT_NE(again.explanation.to_string().find("remembered for this device and driver since"),
+            std::string::npos)
+      << again.explanation.to_string();
 }
 
 TEST(Auto, BadInputsAreRefusedWithTheirCause) {

@@ -183,6 +183,11 @@ struct LoadOptions {
   // Where built programs are kept between runs; null: ProgramCache::user().
   std::shared_ptr<ProgramCache> cache;
   bool use_tuning = true;  // rank by a matching tuning entry before the family's ranking
+  // Opt-in self-check (also FATCL_SELF_CHECK=1): after a build, run the
+  // family's trial problem against its CPU reference; a variant that computes
+  // wrong is marked bad for this device and driver (in the store) and the
+  // chain moves on, saying so. Drivers do miscompile.
+  bool self_check = false;
   // The problem's sizes (e.g. M, N, K) for the tuning lookup; empty: the
   // entry of the largest problem tuned.
   std::vector<std::size_t> problem;

@@ -34,6 +34,9 @@ struct MatmulOptions {
   // Choose by the store's tuning entries (per problem shape) where they
   // match; false: the families' own rankings only.
   bool use_tuning = true;
+  // Check each loaded variant on a small problem against a CPU reference
+  // first (LoadOptions::self_check; also FATCL_SELF_CHECK=1).
+  bool self_check = false;
 };
 
 // The bundled families (manifest, source and SPIR-V embedded in fatcl::matmul),
