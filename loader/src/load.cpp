@@ -224,7 +224,11 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
     note += " covers the " + std::to_string(needed) + " work-items required";
   }
   const char* self_check_env = std::getenv("FATCL_SELF_CHECK");
-  if ((options.self_check || (self_check_env && std::string(self_check_env) == "1")) && !trial) {
+  const bool self_check =
+      options.self_check || (self_check_env && std::string(self_check_env) == "1");
+  if (self_check && trial) {
+    note += " (that trial launch is the self-check)";
+  } else if (self_check) {
     if (!trial_launch) {
       note += "; no self-check: the family gives no trial problem";
     } else {
