@@ -27,7 +27,7 @@ cmake -S . -B "$asan" "${common[@]}" -DFATCL_FUZZ=ON -DFATCL_FUZZ_SECONDS="$seco
   "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -fsanitize=fuzzer-no-link" \
   >/dev/null
 cmake --build "$asan" -j "$jobs" --target fatcl_unit_tests fatcl_bad_input_tests \
-  fatcl_runtime_tests fatcl fuzz_manifest fuzz_family fuzz_versions fuzz_cache_entry fuzz_spirv \
+  fatcl_runtime_tests fatcl fuzz_manifest fuzz_family fuzz_versions fuzz_cache_entry fuzz_spirv fuzz_store \
   >"$asan/build.log" 2>&1 || { tail -n 40 "$asan/build.log"; exit 1; }
 say "built; testing"
 # Drivers (PoCL's LLVM) keep memory to the end of the process: leaks are
