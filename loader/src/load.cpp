@@ -144,7 +144,7 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   if (from_cache) {
     // Built above.
   } else {
-    raw = strategy.create(context, device, caps, family, variant, &how, &a.failure);
+    raw = strategy.create(context, device, caps, family, variant, build_options, &how, &a.failure);
     if (!raw) return a;
   }
   cl::Program program(raw, false);  // takes ownership
@@ -188,6 +188,20 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   // neither trust nor reject the number; settle it by a checked launch, or
   // without one by the known-quirk table (plan() checked the device limit).
   const TrialLaunch& trial_launch = options.trial ? options.trial : family.description().trial;
+  // The trial problem's verdict for this build ("" = correct): remembered in
+  // the store per device, driver and build, else run once and remembered.
+  // `seen` says since when it is remembered.
+  auto trial_verdict = [&](std::string* seen) {
+    if (std::optional<Outcome> before = store.outcome(key);
+        before && before->kind == Outcome::Kind::Trial) {
+      *seen = " (remembered for this device and driver since " + before->date + ")";
+      return before->verdict;
+    }
+    std::string verdict = trial_launch(context, device, kernel, variant);
+    store.remember(key, {Outcome::Kind::Trial, verdict, ""});
+    keep(store, notes);
+    return verdict;
+  };
   if (needed > kwg && !trial_launch) {
     if (!has_driver_quirk(caps, "misreported-kernel-work-group-size")) {
       a.failure = "CL_KERNEL_WORK_GROUP_SIZE is " + std::to_string(kwg) + ", below the " +
@@ -198,17 +212,8 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
     note += ", below the " + std::to_string(needed) +
             " work-items required; a known quirk of this driver, so the device limit is used";
   } else if (needed > kwg) {
-    std::string verdict;
     std::string seen;
-    if (std::optional<Outcome> before = store.outcome(key);
-        before && before->kind == Outcome::Kind::Trial) {
-      verdict = before->verdict;
-      seen = " (remembered for this device and driver since " + before->date + ")";
-    } else {
-      verdict = trial_launch(context, device, kernel, variant);
-      store.remember(key, {Outcome::Kind::Trial, verdict, ""});
-      keep(store, notes);
-    }
+    const std::string verdict = trial_verdict(&seen);
     if (!verdict.empty()) {
       a.failure = "CL_KERNEL_WORK_GROUP_SIZE is " + std::to_string(kwg) + ", below the " +
                   std::to_string(needed) + " required, and the trial launch failed" + seen + ": " +
@@ -232,17 +237,8 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
     if (!trial_launch) {
       note += "; no self-check: the family gives no trial problem";
     } else {
-      std::string verdict;
       std::string seen;
-      if (std::optional<Outcome> before = store.outcome(key);
-          before && before->kind == Outcome::Kind::Trial) {
-        verdict = before->verdict;
-        seen = " (remembered for this device and driver since " + before->date + ")";
-      } else {
-        verdict = trial_launch(context, device, kernel, variant);
-        store.remember(key, {Outcome::Kind::Trial, verdict, ""});
-        keep(store, notes);
-      }
+      const std::string verdict = trial_verdict(&seen);
       if (!verdict.empty()) {
         a.failure = "self-check failed, so this build is marked bad for this device and driver" +
                     seen + ": " + verdict;
