@@ -84,7 +84,7 @@ class SpirVTier final : public TierStrategy {
     return v.sha256;
   }
   cl_program create(const cl::Context& context, const cl::Device& device, const DeviceCaps& caps,
-                    const Family& family, const Variant& v, std::string* how,
+                    const Family& family, const Variant& v, const std::string&, std::string* how,
                     std::string* failure) const override {
     const std::string_view il = family.spirv(v.name);
     *failure = spirv_header_problem(il, v);
@@ -139,7 +139,7 @@ class PtxTier final : public TierStrategy {
     return v.ptx ? v.ptx->sha256 : "";
   }
   cl_program create(const cl::Context& context, const cl::Device& device, const DeviceCaps&,
-                    const Family& family, const Variant& v, std::string* how,
+                    const Family& family, const Variant& v, const std::string&, std::string* how,
                     std::string* failure) const override {
     const std::string_view ptx = family.ptx(v.name);
     if (!(*failure = damage(ptx, v.ptx->sha256, "PTX")).empty()) return nullptr;
@@ -185,9 +185,9 @@ class SourceTier final : public TierStrategy {
     }
     return options;
   }
-  cl_program create(const cl::Context& context, const cl::Device&, const DeviceCaps& caps,
-                    const Family& family, const Variant& v, std::string* how,
-                    std::string* failure) const override {
+  cl_program create(const cl::Context& context, const cl::Device&, const DeviceCaps&,
+                    const Family& family, const Variant&, const std::string& build_options,
+                    std::string* how, std::string* failure) const override {
     const std::string_view source = family.source();
     const char* text = source.data();
     const std::size_t length = source.size();
@@ -198,7 +198,7 @@ class SourceTier final : public TierStrategy {
       if (raw) clReleaseProgram(raw);
       return nullptr;
     }
-    *how = "OpenCL C source with \"" + build_options(family, v, caps) + "\"";
+    *how = "OpenCL C source with \"" + build_options + "\"";
     return raw;
   }
 };

@@ -25,11 +25,13 @@ class TierStrategy {
   // Options for clBuildProgram.
   virtual std::string build_options(const Family& family, const Variant& variant,
                                     const DeviceCaps& caps) const;
-  // The program, not yet built; null with *failure set when the driver
-  // refuses it. *how says what was handed to the driver and through what.
+  // The program, not yet built (with `build_options`, from build_options()
+  // above); null with *failure set when the bytes or the driver refuse it.
+  // *how says what was handed to the driver and through what.
   virtual cl_program create(const cl::Context& context, const cl::Device& device,
                             const DeviceCaps& caps, const Family& family, const Variant& variant,
-                            std::string* how, std::string* failure) const = 0;
+                            const std::string& build_options, std::string* how,
+                            std::string* failure) const = 0;
 };
 
 const TierStrategy& strategy(Tier tier);
