@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "fatcl/error.hpp"
-#include "process.hpp"
+#include "fatcl/process.hpp"
 #include "ptx.hpp"
 
 namespace fs = std::filesystem;
@@ -217,7 +217,7 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
     v.spirv_size = out.spirv.size() * 4;
     v.sha256 = sha256_hex(out.spirv.data(), v.spirv_size);
     if (toolchain.makes_ptx()) {
-      detail::PtxBuild ptx = detail::compile_ptx(toolchain, request, name, cl, dir);
+      detail::PtxBuild ptx = detail::compile_ptx(toolchain, request, kLanguage, name, cl, dir);
       out.ptx = std::move(ptx.text);
       v.ptx = ptx.module;
     }

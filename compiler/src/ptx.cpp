@@ -1,12 +1,13 @@
-// PTX for NVIDIA's OpenCL, made by Debian's LLVM 15 and libclc: the route
-// measured on the H200 (driver 580) to run as fast as the driver's own build
-// of the source, and checked by the CUDA toolkit's ptxas where it is present.
+// PTX for NVIDIA's OpenCL, made by Debian's LLVM 15 and libclc, and checked
+// by the CUDA toolkit's ptxas where it is present. On the H200 (driver 580)
+// it runs correct at 0.31x to 1.46x of the driver's own build of the same
+// variant (geometric mean 0.87 at 4096): tuning measures both.
 #include "ptx.hpp"
 
 #include <regex>
 
 #include "fatcl/error.hpp"
-#include "process.hpp"
+#include "fatcl/process.hpp"
 
 namespace fs = std::filesystem;
 
@@ -20,7 +21,6 @@ std::size_t number(const std::smatch& m, std::size_t i) {
     throw Error("ptxas printed a number out of range: " + m[i].str());
   }
 }
-
 
 }  // namespace
 
@@ -77,12 +77,13 @@ PtxasReport parse_ptxas_report(const std::string& output, const std::string& ker
 namespace detail {
 
 PtxBuild compile_ptx(const Toolchain& toolchain, const VariantRequest& request,
-                     const std::string& variant, const fs::path& cl, const fs::path& dir) {
+                     const std::string& language, const std::string& variant, const fs::path& cl,
+                     const fs::path& dir) {
   const std::string bc = (dir / "ptx.bc").string(), linked = (dir / "ptx-linked.bc").string(),
                     optimised = (dir / "ptx-opt.bc").string(), out = (dir / "k.ptx").string();
-  std::vector<std::string> clang{toolchain.clang,           "-cl-std=CL1.2", "-target",
-                                 "nvptx64-nvidia-nvcl",     "-O3",           "-Xclang",
-                                 "-finclude-default-header"};
+  std::vector<std::string> clang{
+      toolchain.clang, "-cl-std=" + language,     "-target", "nvptx64-nvidia-nvcl", "-O3",
+      "-Xclang",       "-finclude-default-header"};
   for (const auto& [k, v] : request.params) clang.push_back("-D" + k + "=" + std::to_string(v));
   clang.insert(clang.end(), {"-emit-llvm", "-c", cl.string(), "-o", bc});
   run_tool(clang, "clang (PTX route)");
