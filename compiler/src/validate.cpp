@@ -117,26 +117,12 @@ class Validator {
   }
 
   // Checks a manifest and every module it lists; returns it if it parsed.
+  // Manifest::parse has refused repeated variant names, module files named
+  // twice and file names that are not plain names beside the manifest.
   std::optional<Manifest> manifest_file(const fs::path& file) {
     std::optional<Manifest> m = parse_manifest(file);
     if (!m) return m;
-    std::set<std::string> names, files;
     for (const Variant& v : m->variants) {
-      if (!names.insert(v.name).second) {
-        problem(file, v.name, "manifest", "variant " + v.name + " is listed twice");
-      }
-      if (v.spirv_file.empty() || v.spirv_file.find('/') != std::string::npos ||
-          v.spirv_file.find('\\') != std::string::npos || v.spirv_file == "." ||
-          v.spirv_file == "..") {
-        problem(file, v.name, "manifest",
-                "variant " + v.name + ": spirv_file \"" + v.spirv_file +
-                    "\" is not a file name beside the manifest");
-        continue;
-      }
-      if (!files.insert(v.spirv_file).second) {
-        problem(file, v.name, "manifest",
-                "variant " + v.name + ": " + v.spirv_file + " is listed for two variants");
-      }
       module_against(file.parent_path() / v.spirv_file, *m, v, file);
       if (v.ptx) ptx_against(file.parent_path(), *m, v, file);
     }
@@ -149,12 +135,6 @@ class Validator {
   void ptx_against(const fs::path& dir, const Manifest& m, const Variant& v,
                    const fs::path& manifest) {
     const PtxModule& ptx = *v.ptx;
-    if (ptx.file.empty() || ptx.file.find('/') != std::string::npos ||
-        ptx.file.find('\\') != std::string::npos || ptx.file == "." || ptx.file == "..") {
-      return problem(manifest, v.name, "ptx",
-                     "variant " + v.name + ": ptx file \"" + ptx.file.substr(0, 100) +
-                         "\" is not a file name beside the manifest");
-    }
     const fs::path file = dir / ptx.file;
     auto text = read(file, v.name);
     if (!text) return;
