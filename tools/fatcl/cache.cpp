@@ -55,11 +55,10 @@ VerbRun add_cache(CLI::App& app) {
             const Family& family = matmul_family(k);
             // Every (variant, tier) the device takes: a tuning entry may
             // choose a variant's source build over its PTX, or the reverse.
-            std::vector<std::pair<std::string, Tier>> builds;
-            for (const Candidate& c : plan(family.manifest(), caps).chain) {
-              builds.emplace_back(c.variant->name, c.tier);
-            }
-            for (const auto& [name, tier] : builds) {
+            const Plan builds = plan(family.manifest(), caps);
+            for (const Candidate& c : builds.chain) {
+              const std::string& name = c.variant->name;
+              const Tier tier = c.tier;
               LoadOptions lo;
               lo.variant = name;
               lo.tier = tier;
