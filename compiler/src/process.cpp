@@ -1,4 +1,4 @@
-#include "process.hpp"
+#include "fatcl/process.hpp"
 
 #include <spawn.h>
 #include <sys/wait.h>

@@ -6,9 +6,6 @@
 // command, in one run.
 #include "startup.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,40 +15,20 @@
 
 #include "fatcl/cache.hpp"
 #include "fatcl/matmul.hpp"
+#include "fatcl/process.hpp"
 
 namespace fatcl::tool {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Runs this executable with `args`; returns its exit status and output.
+// Runs this executable with `args`; returns its exit status (-1 when it
+// could not start or was killed) and output.
 std::pair<int, std::string> run_self(const std::vector<std::string>& args) {
-  int fds[2];
-  if (pipe(fds) != 0) throw Error("pipe failed");
-  const pid_t child = fork();
-  if (child < 0) throw Error("fork failed");
-  if (child == 0) {
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    close(fds[0]);
-    close(fds[1]);
-    std::vector<char*> argv;
-    std::string self = "/proc/self/exe";
-    argv.push_back(self.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv("/proc/self/exe", argv.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, std::size_t(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(child, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  std::vector<std::string> argv{"/proc/self/exe"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  detail::ProcessResult r = detail::run_process(argv);
+  return {r.exit_code, r.output};
 }
 
 }  // namespace

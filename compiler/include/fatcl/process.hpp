@@ -1,4 +1,5 @@
-// Runs an external tool and captures what it prints.
+// Runs an external tool and captures what it prints (fatcl-compile's tools,
+// fatcl bench --startup's fresh processes).
 #pragma once
 
 #include <string>
