@@ -391,7 +391,7 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
   explanation.ranking = ranking.rule;
   std::vector<std::string> notes;
   for (const DriverQuirk& q : driver_quirks(caps)) {
-    explanation.quirks.push_back(q.breaks + ": " + q.fatcl_does);
+    explanation.quirks.push_back(q.id + " (" + q.versions + "): " + q.breaks + "; " + q.fatcl_does);
   }
   std::vector<Step> failed;
   for (std::size_t i = 0; i < p.chain.size(); ++i) {

@@ -78,9 +78,10 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
   cl_int err = CL_SUCCESS;
   cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE, &err);
   check_cl(err, "clCreateCommandQueue(CL_QUEUE_PROFILING_ENABLE)");
-  // Event timestamps where the driver gives real ones (rusticl 22.3 reads
-  // zero) and the product is one launch; the host clock otherwise.
-  bool events_real = !has_driver_quirk(caps, "loop-limit-65536");
+  // Event timestamps where the driver gives real ones and the product is
+  // one launch; the host clock otherwise.
+  bool events_real = !has_driver_quirk(caps, "zero-profiling-timestamps") &&
+                     !has_driver_quirk(caps, "loop-limit-65536");
 
   const Family& family = matmul_family(MatmulKernel::Blocked);
   LoadOptions fit;

@@ -1,6 +1,6 @@
 // libFuzzer: the strings drivers report: CL_DEVICE_VERSION,
-// CL_DEVICE_IL_VERSION against a module's SPIR-V version, and the
-// summary and key built from them.
+// CL_DEVICE_IL_VERSION against a module's SPIR-V version, CL_DRIVER_VERSION
+// against the quirk table's ranges, and the summary and key built from them.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,6 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   caps.device_version = first;
   caps.il_version = rest;
   caps.platform_name = rest;
+  caps.device_name = rest;
+  caps.driver_version = first;
   if (!fatcl::parse_opencl_version(first, &caps.cl_major, &caps.cl_minor)) {
     caps.cl_major = 3;
     caps.cl_minor = 0;
@@ -29,5 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   caps.summary();
   caps.key();
   fatcl::driver_quirks(caps);
+  fatcl::driver_version_in(first, "22.3", "");
+  fatcl::driver_version_in(rest, "", "580.159.04");
   return 0;
 }

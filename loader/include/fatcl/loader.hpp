@@ -164,11 +164,20 @@ struct DriverQuirk {
   std::string breaks;                // what the driver gets wrong
   std::string fatcl_does;            // what fatcl does about it
   std::string source_build_options;  // added when building from source, "" for none
+  std::string versions;              // the driver versions it applies to, in words
 };
-// The known quirks that apply to a device (by platform and driver).
+// The known quirks that apply to a device (by platform, device name and
+// driver version; loader/src/quirks.cpp).
 std::vector<DriverQuirk> driver_quirks(const DeviceCaps& caps);
 // Whether the quirk of that id applies to the device.
 bool has_driver_quirk(const DeviceCaps& caps, std::string_view id);
+// Whether a driver version (CL_DRIVER_VERSION: its first run of numbers, as
+// in "22.3.6", "3.1+debian" or "Oclgrind 21.10") lies in [from, fixed_in),
+// comparing number by number; an empty bound is open. None when the version
+// has no number to compare (the quirk table then takes the driver to be
+// affected). Throws fatcl::Error if a bound is not a version.
+std::optional<bool> driver_version_in(std::string_view version, std::string_view from,
+                                      std::string_view fixed_in);
 
 class Store;         // fatcl/store.hpp
 class ProgramCache;  // fatcl/cache.hpp
