@@ -2,9 +2,11 @@
 # The second CI mode (.ci/run calls it after ./run.sh test): fatcl built with
 # clang-15 under AddressSanitizer + UndefinedBehaviorSanitizer (any report
 # fails), then the unit tests, the bad-input suite, the runtime tests on
-# Debian's PoCL (the automatic choice and a few variants), and every fuzz
-# target for FATCL_FUZZ_SECONDS (default 30) from its seeds; then the
-# threaded tests under ThreadSanitizer.
+# Debian's PoCL (the automatic choice and a few variants), the consumer
+# projects that take an installed fatcl (built with the same sanitizers, their
+# kernel family run on both PoCLs), and every fuzz target for
+# FATCL_FUZZ_SECONDS (default 30) from its seeds; then the threaded tests
+# under ThreadSanitizer.
 #   tests/sanitize.sh [build-folder-prefix]     (default: build-)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -19,16 +21,15 @@ say() { echo "sanitize: $* ($(( $(date +%s) - start )) s)" >&2; }
 # the sanitized build checks fatcl, not clang's speed under ASan.
 common=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-15
         -DCMAKE_CXX_COMPILER=clang++-15 -DFATCL_CLANG= -DFATCL_CHECK_GENERATED=OFF
-        -DFATCL_INSTALL=OFF "-DFATCL_POCL_SPIRV_ICD=$(tests/runtimes/pocl-spirv.sh --icd-path)")
+        "-DFATCL_POCL_SPIRV_ICD=$(tests/runtimes/pocl-spirv.sh --icd-path)")
 
 say "AddressSanitizer + UndefinedBehaviorSanitizer build"
 asan="${prefix}asan"
-cmake -S . -B "$asan" "${common[@]}" -DFATCL_FUZZ=ON -DFATCL_FUZZ_SECONDS="$seconds" \
+cmake -S . -B "$asan" "${common[@]}" -DFATCL_INSTALL=ON -DFATCL_FUZZ=ON -DFATCL_FUZZ_SECONDS="$seconds" \
   "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -fsanitize=fuzzer-no-link" \
   >/dev/null
-cmake --build "$asan" -j "$jobs" --target fatcl_unit_tests fatcl_bad_input_tests \
-  fatcl_runtime_tests fatcl fuzz_manifest fuzz_family fuzz_versions fuzz_cache_entry fuzz_spirv fuzz_store \
-  >"$asan/build.log" 2>&1 || { tail -n 40 "$asan/build.log"; exit 1; }
+# (everything: the consumers install this build)
+cmake --build "$asan" -j "$jobs" >"$asan/build.log" 2>&1 || { tail -n 40 "$asan/build.log"; exit 1; }
 say "built; testing"
 # Drivers (PoCL's LLVM) keep memory to the end of the process: leaks are
 # checked where no driver is loaded (unit tests, fuzzers), not in runtime tests.
@@ -37,12 +38,20 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -L bad_input)
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure \
    -R '^pocl\.(auto|matmul_naive\.source|matmul_tiled_TILE16\.source|matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1\.source)$')
+# The consumers that install this build and link it: find_package (its own
+# kernels compiled by the sanitized fatcl-compile, its program and fatcl
+# validate, then its family on both PoCLs), a build from the committed
+# copies, and a product linking fatcl::matmul only. (add_subdirectory and
+# FetchContent build the same code a second time; they run in ./run.sh test.)
+say "consumers"
+(cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure \
+   -R '^consumer\.(find-package|find-package\.on-pocl|find-package\.on-pocl-spirv|no-toolchain|matmul-only)$')
 say "fuzzing, ${seconds} s per target"
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -L fuzz)
 
 say "ThreadSanitizer build (the threaded tests)"
 tsan="${prefix}tsan"
-cmake -S . -B "$tsan" "${common[@]}" \
+cmake -S . -B "$tsan" "${common[@]}" -DFATCL_INSTALL=OFF \
   "-DCMAKE_CXX_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" >/dev/null
 cmake --build "$tsan" -j "$jobs" --target fatcl_unit_tests fatcl_runtime_tests \
   >"$tsan/build.log" 2>&1 || { tail -n 40 "$tsan/build.log"; exit 1; }

@@ -26,10 +26,13 @@ bool compute_saxpy(const cl::Context& context, const cl::CommandQueue& queue,
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> x(n), y(n), z(n);
   for (int i = 0; i < n; ++i) x[i] = dist(rng), y[i] = dist(rng);
-  cl::Buffer dx(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, x.data());
-  cl::Buffer dy(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, y.data());
-  cl::Buffer dz(context, CL_MEM_WRITE_ONLY, n * 4);
-  queue.enqueueFillBuffer(dz, std::numeric_limits<float>::quiet_NaN(), 0, n * 4);
+  // Sizes in bytes as size_t: with two ints, clang takes opencl.hpp's
+  // iterator constructor of cl::Buffer as an equal candidate (ambiguous).
+  const std::size_t bytes = sizeof(float) * n;
+  cl::Buffer dx(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, x.data());
+  cl::Buffer dy(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, y.data());
+  cl::Buffer dz(context, CL_MEM_WRITE_ONLY, bytes);
+  queue.enqueueFillBuffer(dz, std::numeric_limits<float>::quiet_NaN(), 0, bytes);
   cl::Kernel kernel = k.kernel;
   kernel.setArg(0, n);
   kernel.setArg(1, a);
@@ -39,7 +42,7 @@ bool compute_saxpy(const cl::Context& context, const cl::CommandQueue& queue,
   const long long per_item = k.variant.param("WPT") * k.variant.param("VW");
   const std::size_t items = static_cast<std::size_t>((n + per_item - 1) / per_item);
   if (queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(items)) != CL_SUCCESS ||
-      queue.enqueueReadBuffer(dz, CL_TRUE, 0, n * 4, z.data()) != CL_SUCCESS) {
+      queue.enqueueReadBuffer(dz, CL_TRUE, 0, bytes, z.data()) != CL_SUCCESS) {
     std::cout << name << ": the launch failed\n";
     return false;
   }
