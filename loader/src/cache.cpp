@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "atomic_file.hpp"
+#include "environment.hpp"
 #include "fatcl/error.hpp"
 
 namespace fatcl {
@@ -62,7 +63,7 @@ ProgramCache::ProgramCache(fs::path dir, std::uint64_t max_bytes)
     : dir_(std::move(dir)), max_bytes_(max_bytes) {}
 
 fs::path ProgramCache::user_dir() {
-  if (const char* off = std::getenv("FATCL_CACHE"); off && std::string(off) == "0") return {};
+  if (detail::cache_off_from_environment()) return {};
   if (const char* d = std::getenv("FATCL_CACHE_DIR"); d && *d) return d;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) {
     return fs::path(x) / "fatcl" / "programs";
@@ -80,12 +81,7 @@ std::shared_ptr<ProgramCache> ProgramCache::user() {
   static std::shared_ptr<ProgramCache>& cache = *new std::shared_ptr<ProgramCache>();
   std::lock_guard<std::mutex> lock(mutex);
   if (!cache) {
-    std::uint64_t mb = 512;
-    if (const char* m = std::getenv("FATCL_CACHE_MAX_MB")) {
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(m, &end, 10);
-      if (end && *end == '\0' && v > 0 && v < (1ull << 20)) mb = v;
-    }
+    const std::uint64_t mb = detail::cache_max_mb_from_environment();
     const fs::path dir = user_dir();
     cache = dir.empty() ? std::make_shared<ProgramCache>()
                         : std::make_shared<ProgramCache>(dir, mb << 20);

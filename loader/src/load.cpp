@@ -1,6 +1,7 @@
 // Loading: walking the plan's chain until a variant builds and can launch.
 #include <cstdlib>
 
+#include "environment.hpp"
 #include "fatcl/cache.hpp"
 #include "fatcl/loader.hpp"
 #include "fatcl/store.hpp"
@@ -228,9 +229,7 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   } else if (needed > 0) {
     note += " covers the " + std::to_string(needed) + " work-items required";
   }
-  const char* self_check_env = std::getenv("FATCL_SELF_CHECK");
-  const bool self_check =
-      options.self_check || (self_check_env && std::string(self_check_env) == "1");
+  const bool self_check = options.self_check || detail::self_check_from_environment();
   if (self_check && trial) {
     note += " (that trial launch is the self-check)";
   } else if (self_check) {
@@ -389,7 +388,7 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
   Plan p = plan(family.manifest(), caps, options, ranking);
   explanation.device = caps.summary();
   explanation.ranking = ranking.rule;
-  std::vector<std::string> notes;
+  std::vector<std::string> notes = detail::environment_notes();
   for (const DriverQuirk& q : driver_quirks(caps)) {
     explanation.quirks.push_back(q.id + " (" + q.versions + "): " + q.breaks + "; " + q.fatcl_does);
   }

@@ -175,6 +175,7 @@ std::string read_store(const fs::path& path, std::vector<TuningEntry>* tuning,
                        std::vector<std::pair<BuildKey, Outcome>>* outcomes) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return "";
+  if (fs::is_directory(path, ec)) return "it is a folder, not a tuning database file";
   std::ifstream in(path, std::ios::binary);
   if (!in) return "cannot be read (" + std::string(std::strerror(errno)) + ")";
   std::ostringstream text;

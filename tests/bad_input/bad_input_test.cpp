@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
@@ -20,6 +21,7 @@
 #include "fatcl/error.hpp"
 #include "fatcl/loader.hpp"
 #include "fatcl/matmul.hpp"
+#include "fatcl/store.hpp"
 
 namespace fatcl {
 namespace {
@@ -493,6 +495,65 @@ TEST(BadCall, UnknownTier) {
                  "unknown tier \"cubin\" (expected spirv, ptx or source)");
 }
 
+// -------------------------------------------------------------- environment
+
+// Variables a product's user sets without code changes: a value fatcl does
+// not understand is ignored (never fatal to the product), and the
+// explanation's notes say which, what was expected and what happens instead.
+struct EnvironmentCase {
+  const char* name;
+  const char* variable;
+  const char* value;
+  const char* cause;
+};
+
+class BadEnvironment : public testing::TestWithParam<EnvironmentCase> {};
+
+TEST_P(BadEnvironment, IsIgnoredWithANote) {
+  REQUIRE_DEVICE();
+  const EnvironmentCase& c = GetParam();
+  const char* before = std::getenv(c.variable);
+  const std::string saved = before ? before : "";
+  setenv(c.variable, c.value, 1);
+  std::string note = "(no note about " + std::string(c.variable) + ")";
+  const std::string error = error_of([&] {
+    MatmulOptions o;
+    o.store = std::make_shared<Store>();
+    Matmul m(device().context, device().device, o);
+    for (const std::string& n : m.loaded().explanation.notes) {
+      if (n.find(c.variable) != std::string::npos) note = n;
+    }
+  });
+  if (before) {
+    setenv(c.variable, saved.c_str(), 1);
+  } else {
+    unsetenv(c.variable);
+  }
+  EXPECT_EQ(error, "(no error)");
+  expect_message("environment", note, c.cause);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, BadEnvironment,
+    testing::Values(EnvironmentCase{"self_check_word", "FATCL_SELF_CHECK", "banana",
+                                    "FATCL_SELF_CHECK=\"banana\" ignored: expected 1"},
+                    EnvironmentCase{"cache_switch_word", "FATCL_CACHE", "maybe",
+                                    "FATCL_CACHE=\"maybe\" ignored: expected 0"},
+                    EnvironmentCase{"cache_size_negative", "FATCL_CACHE_MAX_MB", "-3",
+                                    "FATCL_CACHE_MAX_MB=\"-3\" ignored: expected a whole number"},
+                    EnvironmentCase{"cache_size_huge", "FATCL_CACHE_MAX_MB", "99999999999",
+                                    "the cache keeps at most 512 MiB"},
+                    EnvironmentCase{"self_check_unprintable", "FATCL_SELF_CHECK", "\x01\x7f",
+                                    "FATCL_SELF_CHECK=\"??\" ignored"}),
+    [](const testing::TestParamInfo<EnvironmentCase>& info) { return info.param.name; });
+
+TEST(BadEnvironment, TuningDatabaseThatIsAFolder) {
+  const std::string dir = testing::TempDir() + "fatcl-tuning-folder";
+  std::filesystem::create_directories(dir);
+  const Store store(dir);
+  expect_message("environment", store.problem(), "it is a folder, not a tuning database file");
+}
+
 // ------------------------------------------------------------- command lines
 
 struct CommandLineCase {
@@ -505,7 +566,10 @@ const std::vector<CommandLineCase>& command_line_cases() {
   static const std::vector<CommandLineCase> cases = {
       {"demo_negative_size", "demo --size -5", "--size"},
       {"demo_huge_size", "demo --size 999999999", "--size"},
-      {"demo_size_word", "demo --size big", "--size"},
+      {"demo_size_word", "demo --size big", "--size: \"big\" is not a whole number"},
+      {"demo_negative_device", "demo --device -1 --size 8", "--device: \"-1\" is not a whole"},
+      {"bench_negative_top", "bench --top -1 --sizes 8", "--top: \"-1\" is not a whole number"},
+      {"tune_negative_device", "tune --device -2", "--device: \"-2\" is not a whole number"},
       {"demo_reps_zero", "demo --reps 0", "--reps"},
       {"bench_reps_zero", "bench --reps 0", "--reps"},
       {"bench_zero_size", "bench --sizes 0 --no-clblast", "0"},

@@ -28,11 +28,12 @@ VerbRun add_bench(CLI::App& app) {
       "time every SGEMM kernel (naive, tiled, blocked, the automatic choice, CLBlast) over a size "
       "sweep on one device, each result checked; progress on stderr");
   cmd->add_option("--platform", o->platform, "substring of the platform name");
-  cmd->add_option("--device", o->device, "device index within the platform");
+  add_whole_number(cmd, "--device", o->device, 0, 65535, "device index within the platform");
   cmd->add_option("--sizes", o->sizes,
                   "comma-separated N or MxNxK (default: CPU 256...2048, GPU 1024...8192, with "
                   "non-square shapes)");
-  cmd->add_option("--top", o->top, "blocked variants: the family's top N for the device (0: all)");
+  add_whole_number(cmd, "--top", o->top, 0, 100000,
+                   "blocked variants: the family's top N for the device (0: all)");
   cmd->add_option("--tier", o->tier,
                   "time every fatcl variant in this tier: spirv, ptx, source, or all (every tier "
                   "the device takes, in one run; \"both\" is another name for it)");

@@ -185,12 +185,8 @@ VerbRun add_demo(CLI::App& app) {
   CLI::App* d = app.add_subcommand("demo",
                                    "choose a variant, check it against a CPU reference, "
                                    "time it next to the naive kernel (and CLBlast)");
-  // Sizes are read as signed numbers so that "-5" is refused, not wrapped.
   auto dim = [&](const char* name, std::size_t& target, const char* what) {
-    return d
-        ->add_option_function<long long>(
-            name, [&target](const long long& v) { target = static_cast<std::size_t>(v); }, what)
-        ->check(CLI::Range(1LL, 1LL << 20));
+    return add_whole_number(d, name, target, 1, std::size_t{1} << 20, what);
   };
   CLI::Option* size_option = dim("--size", *size, "M = N = K (1 to 1048576)");
   dim("-m", o->m, "rows of A and C");
@@ -199,7 +195,7 @@ VerbRun add_demo(CLI::App& app) {
   d->add_option("--reps", o->repetitions, "timed runs, median reported (1 to 1000)")
       ->check(CLI::Range(1, 1000));
   d->add_option("--platform", o->platform, "substring of the platform name");
-  d->add_option("--device", o->device, "device index within the platform");
+  add_whole_number(d, "--device", o->device, 0, 65535, "device index within the platform");
   d->add_option("--variant", o->variant, "force a variant, e.g. matmul_tiled_TILE16");
   d->add_option("--tier", o->tier, "force a tier: spirv or source");
   d->add_flag("!--no-clblast", o->clblast, "do not time CLBlast");

@@ -37,7 +37,7 @@ VerbRun add_tune(CLI::App& app) {
       "checked, and record their ranking in the tuning database the loader uses; progress on "
       "stderr, Ctrl-C keeps what was measured (twice: stop now)");
   cmd->add_option("--platform", o->platform, "substring of the platform name");
-  cmd->add_option("--device", o->device, "device index within the platform");
+  add_whole_number(cmd, "--device", o->device, 0, 65535, "device index within the platform");
   cmd->add_option("--sizes", o->sizes,
                   "comma-separated N or MxNxK, one tuning entry each (default: CPU 1024, GPU "
                   "4096 and 8192)");

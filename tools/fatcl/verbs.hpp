@@ -4,7 +4,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
 #include <functional>
+#include <string>
 
 namespace fatcl::tool {
 
@@ -22,5 +26,28 @@ VerbRun add_validate(CLI::App& app);  // validate.cpp
 VerbRun add_bench(CLI::App& app);     // bench.cpp
 VerbRun add_tune(CLI::App& app);      // tune.cpp
 VerbRun add_cache(CLI::App& app);     // cache.cpp
+
+// A whole-number option (a size, an index, a count) from lo to hi. CLI11
+// reads "-1" into an unsigned as 2^64-1; this refuses it, and says what it
+// wanted for "abc" or "1e3".
+inline CLI::Option* add_whole_number(CLI::App* app, const std::string& name, std::size_t& target,
+                                     std::size_t lo, std::size_t hi, const std::string& what) {
+  auto check = [lo, hi](std::string& text) -> std::string {
+    const bool digits =
+        !text.empty() && text.size() <= 12 &&
+        std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+    if (digits) {
+      const unsigned long long v = std::stoull(text);
+      if (v >= lo && v <= hi) return "";
+    }
+    return "\"" + text.substr(0, 40) + "\" is not a whole number from " + std::to_string(lo) +
+           " to " + std::to_string(hi);
+  };
+  return app
+      ->add_option_function<std::string>(
+          name, [&target](const std::string& text) { target = std::stoull(text); }, what)
+      ->check(CLI::Validator(check, ""))
+      ->type_name("UINT");
+}
 
 }  // namespace fatcl::tool

@@ -1,0 +1,23 @@
+// The environment variables the loader reads to change its behaviour
+// without code changes, each understood in one place. A value the loader
+// does not understand is ignored, never fatal to a product, and said in the
+// explanation's notes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fatcl::detail {
+
+// FATCL_SELF_CHECK=1.
+bool self_check_from_environment();
+// FATCL_CACHE=0 turns the program cache off.
+bool cache_off_from_environment();
+// FATCL_CACHE_MAX_MB (1 to 1048575), else 512.
+std::uint64_t cache_max_mb_from_environment();
+// One note per variable set to a value that is ignored, saying what was
+// expected and what happens instead.
+std::vector<std::string> environment_notes();
+
+}  // namespace fatcl::detail
