@@ -164,7 +164,9 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
         fs::remove_all(dir, ec);
       }
     } cleanup{dir};
-    const fs::path cl = dir / request.source.filename();
+    // clang picks the language by the extension: the copy always ends in .cl.
+    fs::path cl = dir / request.source.filename();
+    if (cl.extension() != ".cl") cl += ".cl";
     write_text_atomic(cl, source);
 
     std::vector<std::string> clang{toolchain.clang};
@@ -312,7 +314,9 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
          "      kModules, sizeof kModules / sizeof kModules[0],\n      " + ptx_modules +
          "};\n  return family;\n}\n\n" + "}  // namespace " + ns + "\n";
 
-  fs::create_directories(out_dir);
+  if (std::error_code ec; !fs::create_directories(out_dir, ec) && ec) {
+    throw Error("cannot create the bundle folder " + out_dir.string() + ": " + ec.message());
+  }
   for (std::size_t i = 0; i < m.variants.size(); ++i) {
     const auto& words = input.variants[i].spirv;
     write_file_atomic(out_dir / m.variants[i].spirv_file, words.data(), words.size() * 4);
@@ -379,8 +383,48 @@ void write_file_atomic(const fs::path& path, const void* data, std::size_t size)
 
 namespace fatcl {
 
+namespace {
+
+// The names that become file names, C++ names and tool arguments, checked
+// before any tool runs.
+void check_request(const Toolchain& toolchain, const FamilyRequest& request) {
+  auto name = [](const std::string& what, const std::string& value) {
+    if (!is_identifier(value) || value.size() > 200) {
+      throw Error(what + " \"" + value.substr(0, 60) + (value.size() > 60 ? "..." : "") +
+                  "\" is not a name of letters, digits and _ (at most 200, not starting with a " +
+                  "digit): it becomes file and C++ names");
+    }
+  };
+  name("family", request.base.family);
+  name("kernel", request.base.kernel);
+  std::string ns = request.cpp_namespace;
+  for (std::size_t at = 0;;) {
+    const std::size_t end = ns.find("::", at);
+    const std::string part = ns.substr(at, end == std::string::npos ? end : end - at);
+    if (!is_identifier(part)) {
+      throw Error("namespace \"" + ns.substr(0, 60) +
+                  "\" is not a C++ namespace (names of letters, digits and _ joined by ::)");
+    }
+    if (end == std::string::npos) break;
+    at = end + 2;
+  }
+  const std::string& arch = toolchain.ptx_arch;
+  if (arch.size() < 4 || arch.size() > 12 || arch.compare(0, 3, "sm_") != 0 ||
+      !std::all_of(arch.begin() + 3, arch.end(),
+                   [](unsigned char c) { return std::isdigit(c) || std::islower(c); })) {
+    throw Error("PTX architecture \"" + arch.substr(0, 60) + "\" is not of the form sm_90");
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(request.base.source, ec)) {
+    throw Error("source " + request.base.source.string() + " is not a file");
+  }
+}
+
+}  // namespace
+
 CompiledFamily compile_family(const Toolchain& toolchain, const FamilyRequest& request,
                               const fs::path& out_dir) {
+  check_request(toolchain, request);
   CompiledFamily out;
   std::vector<ParamPoint> points;
   try {

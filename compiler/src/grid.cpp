@@ -184,14 +184,6 @@ std::string describe(const ParamPoint& point) {
   return out;
 }
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 long long evaluate_constraint(const std::string& expression, const ParamPoint& point) {

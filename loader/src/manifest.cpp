@@ -78,14 +78,6 @@ std::size_t size_field(const json& object, const char* key, const std::string& w
   return size_value(field(object, key, where), std::string("field \"") + key + "\"", where, max);
 }
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  for (char c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return true;
-}
-
 std::string identifier(const json& object, const char* key, const std::string& where) {
   std::string s = text(object, key, where, kMaxName);
   if (!is_identifier(s)) {
@@ -222,6 +214,14 @@ Variant parse_variant(const json& v, std::size_t index) {
 }
 
 }  // namespace
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
 
 std::size_t Variant::work_group_items() const {
   return reqd_work_group_size[0] * reqd_work_group_size[1] * reqd_work_group_size[2];

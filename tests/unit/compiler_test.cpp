@@ -137,6 +137,53 @@ TEST(Compiler, MissingToolIsNamed) {
   EXPECT_NE(message.find("clang-does-not-exist"), std::string::npos) << message;
 }
 
+// Names that become file names, C++ names and tool arguments are checked
+// before any tool runs (the toolchain here has no clang at all), and nothing
+// is written.
+TEST(Compiler, RequestsThatCannotBecomeFilesOrCppNamesAreRefusedFirst) {
+  Toolchain t;
+  t.clang = "clang-does-not-exist";
+  TempDir out;
+  auto refusal = [&](auto change) {
+    FamilyRequest r;
+    r.base = tiled(8);
+    r.grid.params = {{"TILE", {8}}};
+    Toolchain tc = t;
+    change(r, tc);
+    return error_of([&] { compile_family(tc, r, out.path / "bundle"); });
+  };
+  EXPECT_NE(refusal([](FamilyRequest& r, Toolchain&) {
+              r.base.family = "bad name";
+            }).find("family \"bad name\" is not a name of letters, digits and _"),
+            std::string::npos);
+  EXPECT_NE(refusal([](FamilyRequest& r, Toolchain&) {
+              r.base.kernel = "9lives";
+            }).find("kernel \"9lives\" is not a name"),
+            std::string::npos);
+  EXPECT_NE(refusal([](FamilyRequest& r, Toolchain&) {
+              r.cpp_namespace = "::a";
+            }).find("namespace \"::a\" is not a C++ namespace"),
+            std::string::npos);
+  EXPECT_NE(refusal([](FamilyRequest& r, Toolchain&) {
+              r.cpp_namespace = "a b::c";
+            }).find("is not a C++ namespace"),
+            std::string::npos);
+  EXPECT_NE(refusal([](FamilyRequest&, Toolchain& tc) {
+              tc.ptx_arch = "sm_9'0";
+            }).find("PTX architecture \"sm_9'0\" is not of the form sm_90"),
+            std::string::npos);
+  EXPECT_NE(refusal([](FamilyRequest& r, Toolchain&) {
+              r.base.source = "/dev/null";
+            }).find("source /dev/null is not a file"),
+            std::string::npos);
+  // A good request gets as far as the missing clang.
+  EXPECT_NE(refusal([](FamilyRequest& r, Toolchain&) {
+              r.cpp_namespace = "a::b_2";
+            }).find("clang-does-not-exist"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(out.path / "bundle"));
+}
+
 TEST(Compiler, QuotedIncludesAreInlinedOnce) {
   TempDir dir;
   fs::create_directories(dir.path / "inc");

@@ -90,6 +90,11 @@ struct Manifest {
   const Variant& variant(std::string_view name) const;
 };
 
+// A C identifier (letters, digits and _, not starting with a digit): what
+// family, kernel, variant and parameter names must be, since they become
+// file names, -D options and C++ names.
+bool is_identifier(std::string_view s);
+
 // Lower-case hex SHA-256 of bytes (OpenSSL), as manifests record them.
 std::string sha256_hex(const void* data, std::size_t size);
 
