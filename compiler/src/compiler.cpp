@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -344,8 +345,12 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
 }
 
 std::string read_text(const fs::path& path) {
+  // (A folder opens as an empty stream on Linux: say what it is.)
+  if (std::error_code ec; fs::is_directory(path, ec)) {
+    throw Error(path.string() + " is a folder, not a file");
+  }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path.string());
+  if (!in) throw Error("cannot read " + path.string() + ": " + std::strerror(errno));
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();

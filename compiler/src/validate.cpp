@@ -80,7 +80,10 @@ class Validator {
     try {
       return Manifest::parse(*text);
     } catch (const std::exception& e) {  // fatcl::Error, or anything the JSON library throws
-      problem(file, "", "manifest", std::string("not a fatcl manifest: ") + e.what());
+      std::string why = e.what();
+      if (why.rfind("manifest: ", 0) == 0) why.erase(0, 10);  // the file is named already
+      const bool said = why.rfind("not a fatcl manifest", 0) == 0;
+      problem(file, "", "manifest", said ? why : "not a fatcl manifest: " + why);
     }
     return std::nullopt;
   }

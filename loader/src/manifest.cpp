@@ -32,7 +32,7 @@ std::string shown(const std::string& text) {
 }
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw Error("manifest: " + where + ": " + what);
+  throw Error("manifest: " + (where.empty() ? "" : where + ": ") + what);
 }
 
 const json& field(const json& object, const char* key, const std::string& where) {
@@ -251,7 +251,7 @@ Manifest Manifest::parse(std::string_view text_in) {
     throw Error(std::string("manifest: not valid JSON: ") + e.what());
   }
   if (!j.is_object()) throw Error("manifest: the top level is not a JSON object");
-  const std::string where = "the manifest";
+  const std::string where;  // the top level: errors need no place
   // The format first: a manifest of another kind or a newer fatcl is named
   // as such, not as a missing field.
   if (!j.contains("format") || !j["format"].is_string() || j["format"] != kFormat) {

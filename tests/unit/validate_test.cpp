@@ -161,6 +161,26 @@ TEST(Validate, MissingFilesAndFoldersAreProblems) {
   EXPECT_FALSE(validate_paths({}).ok());
 }
 
+// A folder where a module or the manifest should be is one problem saying
+// so, not an empty file that is truncated, of another hash and too short.
+TEST(Validate, FolderInPlaceOfAFileIsNamedOnce) {
+  BundleCopy b;
+  fs::remove(b / "matmul_tiled_TILE8.spv");
+  fs::create_directory(b / "matmul_tiled_TILE8.spv");
+  ValidationReport r = validate_paths({b.dir.path});
+  std::size_t about_tile8 = 0;
+  for (const ValidationProblem& p : r.problems) about_tile8 += p.variant == "matmul_tiled_TILE8";
+  EXPECT_EQ(about_tile8, 1u) << r.to_text();
+  EXPECT_TRUE(contains(problems_of(r, "read"), "matmul_tiled_TILE8.spv is a folder, not a file"))
+      << r.to_text();
+  BundleCopy c;
+  fs::remove(c / "manifest.json");
+  fs::create_directory(c / "manifest.json");
+  r = validate_paths({c.dir.path});
+  EXPECT_TRUE(contains(problems_of(r, "read"), "manifest.json is a folder, not a file"))
+      << r.to_text();
+}
+
 TEST(Validate, LoneModuleUsesTheManifestBesideIt) {
   const ValidationReport r = validate_paths({kTiled / "matmul_tiled_TILE32.spv"});
   ASSERT_TRUE(r.ok()) << r.to_text();
