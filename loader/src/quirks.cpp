@@ -34,7 +34,7 @@ const QuirkRow kQuirks[] = {
      "a family's trial launch settles it; without one the device limit is used", ""},
     // gallivm's loop limiter (LP_MAX_TGSI_LOOP_ITERATIONS 65535) is in every
     // Mesa release's llvmpipe so far, under rusticl and Clover alike.
-    {"", "llvmpipe", "", "", "Mesa 22.3.6 (rusticl)", "loop-limit-65536",
+    {"", "llvmpipe", "", "", "rusticl, Mesa 22.3.6", "loop-limit-65536",
      "llvmpipe stops every work-item silently after 65,535 loop iterations in all, and does not "
      "unroll fatcl's inner loops",
      "fatcl::Matmul splits K into launches of at most 256", ""},
@@ -93,7 +93,7 @@ bool version_less(const std::vector<long>& a, const std::vector<long>& b) {
 std::string range_text(const QuirkRow& q) {
   std::string r = *q.from ? std::string(q.from) + " and later" : std::string("every version");
   if (*q.fixed_in) r += ", before " + std::string(q.fixed_in);
-  return r + " (measured on " + q.measured + ")";
+  return r + ", measured on " + q.measured;
 }
 
 // Whether the row applies; `note` gets why when the version could not be read.

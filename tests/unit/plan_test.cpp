@@ -342,7 +342,7 @@ TEST(Quirks, RowsApplyByPlatformDeviceAndDriverVersion) {
   EXPECT_TRUE(has_id(ids, "zero-profiling-timestamps"));
   for (const DriverQuirk& q : driver_quirks(caps)) {
     if (q.id == "misreported-kernel-work-group-size") {
-      EXPECT_EQ(q.versions, "22.3 and later (measured on Mesa 22.3.6)");
+      EXPECT_EQ(q.versions, "22.3 and later, measured on Mesa 22.3.6");
     }
   }
   // A rusticl older than the first one measured: only llvmpipe's loop
