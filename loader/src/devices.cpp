@@ -33,6 +33,20 @@ std::vector<PlatformDevices> list_platforms() {
   return out;
 }
 
+void check_context_and_device(const cl::Context& context, const cl::Device& device,
+                              const std::string& who) {
+  if (!context()) throw Error(who + ": the context is null");
+  if (!device()) throw Error(who + ": the device is null");
+  std::vector<cl::Device> devices;
+  check_cl(context.getInfo(CL_CONTEXT_DEVICES, &devices),
+           who + ": clGetContextInfo(CL_CONTEXT_DEVICES)");
+  for (const cl::Device& d : devices) {
+    if (d() == device()) return;
+  }
+  throw Error(who + ": the device is not one of the context's devices (the context has " +
+              std::to_string(devices.size()) + ")");
+}
+
 cl::Device pick_device(const std::string& platform, std::size_t index) {
   std::string seen;
   for (const PlatformDevices& p : list_platforms()) {

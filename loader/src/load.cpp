@@ -375,6 +375,7 @@ std::string_view Family::spirv(const std::string& variant) const {
 
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
                   const LoadOptions& options) {
+  check_context_and_device(context, device, "load " + family.manifest().family);
   const DeviceCaps caps = DeviceCaps::query(device);
   const std::shared_ptr<Store> store = options.store ? options.store : Store::user();
   const std::shared_ptr<ProgramCache> cache = options.cache ? options.cache : ProgramCache::user();

@@ -217,6 +217,7 @@ struct Matmul::Impl {
 
 Matmul::Matmul(const cl::Context& context, const cl::Device& device, const MatmulOptions& options)
     : impl_(std::make_unique<Impl>()) {
+  check_context_and_device(context, device, "Matmul");
   impl_->context = context;
   impl_->device = device;
   impl_->options = options;
@@ -337,6 +338,7 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
   const std::pair<const cl::Buffer*, std::size_t> needs[3] = {
       {&a, m * k}, {&b, k * n}, {&c, m * n}};
   const char* names[3] = {"A", "B", "C"};
+  if (!queue()) throw Error("Matmul: the queue is null");
   cl_context queue_context = nullptr;
   check_cl(clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context,
                                  nullptr),

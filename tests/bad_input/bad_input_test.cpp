@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -470,6 +471,61 @@ TEST(BadCall, QueueOfAnotherContext) {
   expect_message("call",
                  error_of([&] { call.matmul.enqueue(queue, call.a, call.b, call.c, 8, 8, 8); }),
                  "the queue belongs to another context");
+}
+
+TEST(BadCall, NullBuffer) {
+  REQUIRE_DEVICE();
+  Call call;
+  expect_message("call", call.enqueue(call.a, cl::Buffer(), call.c), "buffer B is null");
+}
+
+TEST(BadCall, NullQueue) {
+  REQUIRE_DEVICE();
+  Call call;
+  expect_message("call", error_of([&] {
+                   call.matmul.enqueue(cl::CommandQueue(), call.a, call.b, call.c, 8, 8, 8);
+                 }),
+                 "the queue is null");
+}
+
+TEST(BadCall, NullContextOrDevice) {
+  REQUIRE_DEVICE();
+  expect_message("call", error_of([] { Matmul m(cl::Context(), device().device); }),
+                 "the context is null");
+  expect_message("call", error_of([] { Matmul m(device().context, cl::Device()); }),
+                 "the device is null");
+  const Family& tiled = matmul_family(MatmulKernel::Tiled);
+  expect_message("call", error_of([&] { load(cl::Context(), device().device, tiled); }),
+                 "the context is null");
+}
+
+TEST(BadCall, DeviceOutsideTheContext) {
+  REQUIRE_DEVICE();
+  // Another device's id: a sub-device of this one (CPU runtimes partition),
+  // else a device of another platform.
+  std::vector<cl::Device> others;
+  std::vector<cl_device_partition_property> kinds;
+  device().device.getInfo(CL_DEVICE_PARTITION_PROPERTIES, &kinds);
+  // (Only where the device lists the partition: rusticl's ICD entry for
+  // clCreateSubDevices is a null pointer.)
+  if (std::find(kinds.begin(), kinds.end(), CL_DEVICE_PARTITION_EQUALLY) != kinds.end()) {
+    const cl_device_partition_property halves[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
+    device().device.createSubDevices(halves, &others);
+  }
+  if (others.empty()) {
+    std::vector<cl::Platform> platforms;
+    cl::Platform::get(&platforms);
+    for (const cl::Platform& p : platforms) {
+      std::vector<cl::Device> devices;
+      if (p.getDevices(CL_DEVICE_TYPE_ALL, &devices) != CL_SUCCESS) continue;
+      for (const cl::Device& d : devices) {
+        if (d() != device().device()) others.push_back(d);
+      }
+    }
+  }
+  if (others.empty()) GTEST_SKIP() << "no sub-device and no other device to try";
+  expect_message("call", error_of([&] { Matmul m(device().context, others.front()); }),
+                 "Matmul: the device is not one of the context's devices");
 }
 
 TEST(BadCall, UnknownVariant) {

@@ -97,6 +97,11 @@ std::vector<PlatformDevices> list_platforms();
 // any) and that has a device. Throws fatcl::Error naming the platforms seen
 // when there is none, or the number of devices when `index` is out of range.
 cl::Device pick_device(const std::string& platform = "", std::size_t index = 0);
+// What load() and Matmul check before anything else: throws fatcl::Error,
+// starting with `who`, if the context or the device is null or the device
+// is not one of the context's devices.
+void check_context_and_device(const cl::Context& context, const cl::Device& device,
+                              const std::string& who);
 
 // One line of an explanation: what happened to one variant in one tier.
 struct Step {
