@@ -3,6 +3,8 @@
 // zero; CLBlast hands back only its last kernel's event), median of runs.
 #include "fatcl/bench.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -261,6 +263,36 @@ const BenchResult* BenchSize::find(const std::string& kernel, const std::string&
   return best;
 }
 
+void check_problem_fits(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
+                        const std::string& who) {
+  auto gib = [](double bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1ull << 30));
+    return std::string(text);
+  };
+  const std::string size = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  // In doubles: 2^20 x 2^20 floats do not overflow them.
+  const double a = 4.0 * double(m) * double(k), b = 4.0 * double(k) * double(n),
+               c = 4.0 * double(m) * double(n);
+  const std::pair<const char*, double> matrices[3] = {{"A", a}, {"B", b}, {"C", c}};
+  for (const auto& [name, bytes] : matrices) {
+    if (caps.max_mem_alloc_bytes && bytes > double(caps.max_mem_alloc_bytes)) {
+      throw Error(who + ": " + size + ": " + name + " needs " + gib(bytes) +
+                  ", more than the largest buffer this device allows (" +
+                  gib(double(caps.max_mem_alloc_bytes)) + ", CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+    }
+  }
+  if (caps.global_mem_bytes && a + b + c > double(caps.global_mem_bytes)) {
+    throw Error(who + ": " + size + ": A, B and C need " + gib(a + b + c) + ", more than the " +
+                gib(double(caps.global_mem_bytes)) + " of this device's global memory");
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page > 0 && a + b + c > double(pages) * double(page)) {
+    throw Error(who + ": " + size + ": the host copies of A, B and C need " + gib(a + b + c) +
+                ", more than this machine's " + gib(double(pages) * double(page)) + " of memory");
+  }
+}
+
 BenchReport run_bench(const cl::Context& context, const cl::Device& device,
                       const BenchOptions& options) {
   const DeviceCaps caps = DeviceCaps::query(device);
@@ -269,6 +301,7 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
   report.date = utc_timestamp();
   const std::vector<BenchShape> shapes =
       options.shapes.empty() ? default_shapes(caps) : options.shapes;
+  for (const BenchShape& s : shapes) check_problem_fits(caps, s.m, s.n, s.k, "bench");
   const int reps = std::max(1, options.repetitions);
   cl_int err = CL_SUCCESS;
   cl::CommandQueue queue(context, device, 0, &err);

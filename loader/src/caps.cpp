@@ -98,6 +98,10 @@ DeviceCaps DeviceCaps::query(const cl::Device& device) {
   caps.device_type = device_value<cl_device_type>(device, CL_DEVICE_TYPE, "CL_DEVICE_TYPE");
   caps.local_mem_bytes =
       device_value<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE, "CL_DEVICE_LOCAL_MEM_SIZE");
+  caps.max_mem_alloc_bytes =
+      device_value<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, "CL_DEVICE_MAX_MEM_ALLOC_SIZE");
+  caps.global_mem_bytes =
+      device_value<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE, "CL_DEVICE_GLOBAL_MEM_SIZE");
   caps.max_work_group_size = device_value<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE,
                                                        "CL_DEVICE_MAX_WORK_GROUP_SIZE");
   std::size_t sizes[3] = {0, 0, 0};

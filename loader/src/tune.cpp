@@ -74,6 +74,7 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
   report.date = utc_timestamp();
   const std::vector<BenchShape> shapes =
       options.shapes.empty() ? default_tune_shapes(caps) : options.shapes;
+  for (const BenchShape& s : shapes) check_problem_fits(caps, s.m, s.n, s.k, "tune");
   const int reps = std::max(5, options.repetitions);
   cl_int err = CL_SUCCESS;
   cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE, &err);

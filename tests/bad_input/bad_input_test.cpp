@@ -623,6 +623,8 @@ const std::vector<CommandLineCase>& command_line_cases() {
       {"demo_negative_size", "demo --size -5", "--size"},
       {"demo_huge_size", "demo --size 999999999", "--size"},
       {"demo_size_word", "demo --size big", "--size: \"big\" is not a whole number"},
+      {"demo_too_big_for_any_device", "demo -m 1048576 -n 1048576 -k 1048576 --no-clblast",
+       "1048576x1048576x1048576: A needs 4096.0 GiB, more than"},
       {"demo_negative_device", "demo --device -1 --size 8", "--device: \"-1\" is not a whole"},
       {"bench_negative_top", "bench --top -1 --sizes 8", "--top: \"-1\" is not a whole number"},
       {"tune_negative_device", "tune --device -2", "--device: \"-2\" is not a whole number"},

@@ -46,6 +46,7 @@ int run_demo(const DemoOptions& options) {
   nlohmann::json report;
   cl::Device device = pick_device(options.platform, options.device);
   const DeviceCaps caps = DeviceCaps::query(device);
+  check_problem_fits(caps, options.m, options.n, options.k, "demo");
   say("device: %s\n", caps.summary().c_str());
   report["device"] = {{"platform", caps.platform_name},
                       {"name", caps.device_name},

@@ -23,6 +23,13 @@ struct BenchShape {
 // "1024" or "4096x4096x256", comma-separated; throws fatcl::Error naming the
 // entry at fault (each dimension 1 to 65536).
 std::vector<BenchShape> parse_shapes(const std::string& text);
+// Throws fatcl::Error naming the size and the limit if an M x N x K product
+// of floats cannot be held: a matrix larger than the device's largest
+// buffer, the three larger than its global memory, or the host copies a
+// run makes (A, B and C) larger than this machine's memory. `who` starts
+// the message. Checked before anything is allocated.
+void check_problem_fits(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
+                        const std::string& who);
 // The default sweep: CPUs 256...2048, GPUs 1024...8192, plus non-square
 // shapes of each class.
 std::vector<BenchShape> default_shapes(const DeviceCaps& caps);

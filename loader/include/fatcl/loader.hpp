@@ -55,6 +55,8 @@ struct DeviceCaps {
   // CL_FP_FMA in CL_DEVICE_SINGLE_FP_CONFIG: fma() on floats is one
   // instruction, not an emulation.
   bool fused_multiply_add = false;
+  std::uint64_t max_mem_alloc_bytes = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+  std::uint64_t global_mem_bytes = 0;     // CL_DEVICE_GLOBAL_MEM_SIZE
 
   // CL_DEVICE_TYPE_GPU or CL_DEVICE_TYPE_ACCELERATOR: wide parallel hardware
   // with fast __local memory, where staged, register-blocked shapes pay.
