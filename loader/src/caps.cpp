@@ -1,5 +1,6 @@
 // DeviceCaps: reading a device, and what its IL version lets it take.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <sstream>
 
@@ -66,6 +67,19 @@ bool parse_opencl_version(std::string_view text, int* major, int* minor) {
   if (text.substr(0, prefix.size()) != prefix) return false;
   text.remove_prefix(prefix.size());
   return parse_version(text, major, minor);
+}
+
+std::optional<std::uint64_t> parse_whole_number(std::string_view text, std::uint64_t lo,
+                                                std::uint64_t hi) {
+  // At most 19 digits: every such number fits in 64 bits.
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  std::uint64_t v = 0;
+  for (char c : text) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    v = v * 10 + std::uint64_t(c - '0');
+  }
+  if (v < lo || v > hi) return std::nullopt;
+  return v;
 }
 
 DeviceCaps DeviceCaps::query(const cl::Device& device) {

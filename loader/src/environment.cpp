@@ -1,9 +1,10 @@
 #include "environment.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <optional>
+
+#include "fatcl/loader.hpp"
 
 namespace fatcl::detail {
 namespace {
@@ -25,13 +26,7 @@ std::optional<bool> switch_value(const std::string& v) {
 }
 
 std::optional<std::uint64_t> megabytes(const std::string& v) {
-  if (v.empty() || v.size() > 7 ||
-      !std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
-    return std::nullopt;
-  }
-  const std::uint64_t mb = std::stoull(v);
-  if (mb < 1 || mb > kMaxCacheMb) return std::nullopt;
-  return mb;
+  return parse_whole_number(v, 1, kMaxCacheMb);
 }
 
 std::string shown(const char* name, const std::string& v) {

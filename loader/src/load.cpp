@@ -1,6 +1,4 @@
 // Loading: walking the plan's chain until a variant builds and can launch.
-#include <cstdlib>
-
 #include "environment.hpp"
 #include "fatcl/cache.hpp"
 #include "fatcl/loader.hpp"

@@ -384,6 +384,19 @@ TEST(Quirks, RowsApplyByPlatformDeviceAndDriverVersion) {
   EXPECT_TRUE(has_driver_quirk(caps, "no-spirv-intake"));  // every version
 }
 
+// Counts and sizes given as text (options, environment variables).
+TEST(Text, WholeNumbersAreDigitsWithinTheirRange) {
+  EXPECT_EQ(parse_whole_number("512", 1, 1048575), 512u);
+  EXPECT_EQ(parse_whole_number("0", 0, 10), 0u);
+  EXPECT_EQ(parse_whole_number("18446744073709551615", 0, ~0ull), std::nullopt);  // 20 digits
+  EXPECT_EQ(parse_whole_number("9999999999999999999", 0, ~0ull), 9999999999999999999ull);
+  for (const char* bad : {"", "-1", "+5", " 5", "1e3", "0x10", "5 ", "abc"}) {
+    EXPECT_EQ(parse_whole_number(bad, 0, 100), std::nullopt) << bad;
+  }
+  EXPECT_EQ(parse_whole_number("0", 1, 10), std::nullopt);
+  EXPECT_EQ(parse_whole_number("11", 1, 10), std::nullopt);
+}
+
 TEST(Quirks, DriverVersionRangesCompareNumberByNumber) {
   EXPECT_EQ(driver_version_in("22.3.6", "22.3", ""), true);
   EXPECT_EQ(driver_version_in("22.3", "22.3.0", ""), true);  // missing parts read as 0

@@ -4,11 +4,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cctype>
 #include <cstddef>
 #include <functional>
 #include <string>
+
+#include "fatcl/loader.hpp"
 
 namespace fatcl::tool {
 
@@ -33,19 +33,17 @@ VerbRun add_cache(CLI::App& app);     // cache.cpp
 inline CLI::Option* add_whole_number(CLI::App* app, const std::string& name, std::size_t& target,
                                      std::size_t lo, std::size_t hi, const std::string& what) {
   auto check = [lo, hi](std::string& text) -> std::string {
-    const bool digits =
-        !text.empty() && text.size() <= 12 &&
-        std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
-    if (digits) {
-      const unsigned long long v = std::stoull(text);
-      if (v >= lo && v <= hi) return "";
-    }
+    if (parse_whole_number(text, lo, hi)) return "";
     return "\"" + text.substr(0, 40) + "\" is not a whole number from " + std::to_string(lo) +
            " to " + std::to_string(hi);
   };
   return app
       ->add_option_function<std::string>(
-          name, [&target](const std::string& text) { target = std::stoull(text); }, what)
+          name,
+          [&target, lo, hi](const std::string& text) {
+            target = static_cast<std::size_t>(*parse_whole_number(text, lo, hi));
+          },
+          what)
       ->check(CLI::Validator(check, ""))
       ->type_name("UINT");
 }

@@ -36,6 +36,10 @@ const std::vector<Tier>& all_tiers();
 bool parse_version(std::string_view text, int* major, int* minor);
 // CL_DEVICE_VERSION's "OpenCL <major>.<minor> <anything>"; false otherwise.
 bool parse_opencl_version(std::string_view text, int* major, int* minor);
+// Digits only (no sign, space or exponent) and a value from lo to hi; none
+// otherwise. For counts and sizes given as text (options, environment).
+std::optional<std::uint64_t> parse_whole_number(std::string_view text, std::uint64_t lo,
+                                                std::uint64_t hi);
 
 // What the loader needs to know about a device. query() reads it from the
 // driver; tests fill it by hand to describe synthetic devices.
