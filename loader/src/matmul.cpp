@@ -215,6 +215,11 @@ struct Matmul::Impl {
   std::map<std::string, std::unique_ptr<LoadedKernel>> by_class;
 };
 
+std::size_t matmul_k_per_launch(const DeviceCaps& caps) {
+  return has_driver_quirk(caps, "loop-limit-65536") ? kMatmulMaxKPerLaunchLoopLimited
+                                                    : kMatmulMaxKPerLaunch;
+}
+
 Matmul::Matmul(const cl::Context& context, const cl::Device& device, const MatmulOptions& options)
     : impl_(std::make_unique<Impl>()) {
   check_context_and_device(context, device, "Matmul");
@@ -264,9 +269,7 @@ Matmul::Matmul(const cl::Context& context, const cl::Device& device, const Matmu
 
   const DeviceCaps caps = DeviceCaps::query(device);
   impl_->caps = caps;
-  if (has_driver_quirk(caps, "loop-limit-65536")) {
-    impl_->k_per_launch = kMatmulMaxKPerLaunchLoopLimited;
-  }
+  impl_->k_per_launch = matmul_k_per_launch(caps);
 
   // The naive kernel leaves its work-group open: the largest square power
   // of two the kernel and the device allow, at most 16x16.

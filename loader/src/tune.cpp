@@ -81,8 +81,7 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
   check_cl(err, "clCreateCommandQueue(CL_QUEUE_PROFILING_ENABLE)");
   // Event timestamps where the driver gives real ones and the product is
   // one launch; the host clock otherwise.
-  bool events_real = !has_driver_quirk(caps, "zero-profiling-timestamps") &&
-                     !has_driver_quirk(caps, "loop-limit-65536");
+  bool events_real = !has_driver_quirk(caps, "zero-profiling-timestamps");
 
   const Family& family = matmul_family(MatmulKernel::Blocked);
   LoadOptions fit;
@@ -129,7 +128,7 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
     result.candidates = ranked.size();
     const detail::Problem p = detail::make_problem(context, s, rng);
     const double flop = 2.0 * double(s.m) * double(s.n) * double(s.k);
-    const bool single_launch = s.k <= kMatmulMaxKPerLaunch;
+    const bool single_launch = s.k <= matmul_k_per_launch(caps);
     // One launch: its event's time where the driver's timestamps are real,
     // else the host clock around it.
     auto launch_ms = [&](Matmul& mm) {

@@ -61,6 +61,8 @@ LaunchGeometry matmul_geometry(const Variant& variant, std::size_t m, std::size_
 // compiler also leaves fatcl's inner loops rolled, the smaller figure.
 constexpr std::size_t kMatmulMaxKPerLaunch = 16384;
 constexpr std::size_t kMatmulMaxKPerLaunchLoopLimited = 256;
+// Which of the two applies on this device (the loop-limit quirk decides).
+std::size_t matmul_k_per_launch(const DeviceCaps& caps);
 
 class Matmul {
  public:
