@@ -181,10 +181,27 @@ void ProgramCache::remove(const std::string& key) const {
   fs::remove(path_of(key), ec);
 }
 
+namespace {
+
+// Whether the cache's folder is there to read; throws if its path is taken
+// by something else.
+bool folder_there(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return false;
+  if (!fs::is_directory(dir, ec)) {
+    throw Error("the program cache path " + dir.string() +
+                " is not a folder (the user's cache: FATCL_CACHE_DIR, else "
+                "$XDG_CACHE_HOME/fatcl/programs)");
+  }
+  return true;
+}
+
+}  // namespace
+
 ProgramCache::Stats ProgramCache::stats() const {
   Stats s;
   std::error_code ec;
-  if (!enabled() || !fs::is_directory(dir_, ec)) return s;
+  if (!enabled() || !folder_there(dir_)) return s;
   for (const fs::directory_entry& e : fs::directory_iterator(dir_, ec)) {
     if (e.path().extension() != ".bin") continue;
     ++s.entries;
@@ -196,7 +213,7 @@ ProgramCache::Stats ProgramCache::stats() const {
 std::size_t ProgramCache::clear() const {
   std::size_t removed = 0;
   std::error_code ec;
-  if (!enabled() || !fs::is_directory(dir_, ec)) return 0;
+  if (!enabled() || !folder_there(dir_)) return 0;
   for (const fs::directory_entry& e : fs::directory_iterator(dir_, ec)) {
     const std::string name = e.path().filename().string();
     if (e.path().extension() == ".bin" || name.find(".bin.") != std::string::npos) {

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <thread>
 
+#include "fatcl/error.hpp"
 #include "temp_dir.hpp"
 
 namespace fatcl {
@@ -110,6 +112,23 @@ TEST(ProgramCache, AFolderThatCannotBeWrittenDegradesWithTheReason) {
   const std::string warning = cache.put("key", "binary");
   EXPECT_NE(warning.find("not cached: cannot create"), std::string::npos) << warning;
   EXPECT_FALSE(cache.get("key"));
+}
+
+TEST(ProgramCache, APathThatIsAFileIsNamedByStatsAndClear) {
+  TempDir dir;
+  write(dir.path / "a-file", "not a folder");
+  ProgramCache cache(dir.path / "a-file", 1 << 20);
+  for (const auto& call : {std::function<void()>([&] { cache.stats(); }),
+                           std::function<void()>([&] { cache.clear(); })}) {
+    try {
+      call();
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("a-file is not a folder"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(ProgramCache(dir.path / "not-made-yet", 1 << 20).stats().entries, 0u);
 }
 
 // Eight processes writing one key over and over leave one whole entry.

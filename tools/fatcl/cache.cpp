@@ -5,7 +5,6 @@
 #include "fatcl/cache.hpp"
 
 #include <cstdio>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "fatcl/matmul.hpp"
@@ -31,11 +30,6 @@ VerbRun add_cache(CLI::App& app) {
   cmd->add_flag("--json", o->json, "print one JSON document to stdout");
   return [o] {
     const std::shared_ptr<ProgramCache> cache = ProgramCache::user();
-    if (std::error_code ec; cache->enabled() && std::filesystem::exists(cache->dir(), ec) &&
-                            !std::filesystem::is_directory(cache->dir(), ec)) {
-      throw Error("the program cache path " + cache->dir().string() +
-                  " is not a folder (FATCL_CACHE_DIR, else $XDG_CACHE_HOME/fatcl/programs)");
-    }
     nlohmann::json report = {{"folder", cache->dir().string()}, {"enabled", cache->enabled()}};
     if (!cache->enabled()) {
       if (o->json) {

@@ -59,6 +59,8 @@ class ProgramCache {
     std::size_t entries = 0;
     std::uint64_t bytes = 0;
   };
+  // Both throw fatcl::Error if the cache's path is there but is not a
+  // folder; a cache that is off or not yet made has no entries.
   Stats stats() const;
   // Removes every entry; returns how many.
   std::size_t clear() const;
