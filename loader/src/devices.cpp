@@ -1,7 +1,5 @@
 // Finding OpenCL devices: the platforms the ICD loader lists, and one device
 // chosen by platform name and index.
-#include <cstdlib>
-
 #include "fatcl/loader.hpp"
 
 namespace fatcl {
@@ -10,10 +8,7 @@ std::vector<PlatformDevices> list_platforms() {
   std::vector<cl::Platform> platforms;
   const cl_int err = cl::Platform::get(&platforms);
   if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && platforms.empty())) {
-    const char* vendors = std::getenv("OCL_ICD_VENDORS");
-    throw Error("no OpenCL platform found (is an ICD installed? OCL_ICD_VENDORS=" +
-                    std::string(vendors ? vendors : "unset") + ")",
-                CL_PLATFORM_NOT_FOUND_KHR);
+    throw Error("no OpenCL platform found; " + find_icds().to_string(), CL_PLATFORM_NOT_FOUND_KHR);
   }
   check_cl(err, "clGetPlatformIDs");
   std::vector<PlatformDevices> out;
@@ -58,9 +53,16 @@ cl::Device pick_device(const std::string& platform, std::size_t index) {
     }
     return p.devices[index];
   }
+  // A driver that does not load may be the one that was wanted.
+  std::string unopened;
+  for (const Icd& icd : find_icds().icds) {
+    if (icd.problem.find("does not open") == 0) {
+      unopened += "; " + (icd.icd_file.empty() ? icd.library : icd.icd_file) + " " + icd.problem;
+    }
+  }
   throw Error("no OpenCL device" +
               (platform.empty() ? std::string() : " on a platform matching \"" + platform + "\"") +
-              " (platforms and their devices: " + seen + ")");
+              " (platforms and their devices: " + seen + unopened + ")");
 }
 
 }  // namespace fatcl

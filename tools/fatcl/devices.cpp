@@ -26,8 +26,31 @@ nlohmann::json caps_json(const DeviceCaps& c) {
           {"spirv_reason", why}};
 }
 
+nlohmann::json icds_json(const IcdSearch& search) {
+  nlohmann::json icds = nlohmann::json::array();
+  for (const Icd& icd : search.icds) {
+    icds.push_back({{"icd_file", icd.icd_file},
+                    {"library", icd.library},
+                    {"opens", icd.problem.find("does not open") != 0},
+                    {"platforms", icd.platforms},
+                    {"problem", icd.problem}});
+  }
+  return {{"where", search.where}, {"problem", search.problem}, {"icds", icds}};
+}
+
+// The ICDs first: a driver whose library does not open gives no platform,
+// and the ICD loader does not say so.
 int list_devices(bool json) {
-  const std::vector<PlatformDevices> platforms = list_platforms();
+  const IcdSearch search = find_icds();
+  if (!json) std::printf("%s\n", search.to_string().c_str());
+  std::vector<PlatformDevices> platforms;
+  bool found = true;
+  try {
+    platforms = list_platforms();
+  } catch (const Error& e) {
+    if (e.cl_code() != CL_PLATFORM_NOT_FOUND_KHR) throw;
+    found = false;
+  }
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t p = 0; p < platforms.size(); ++p) {
     const PlatformDevices& pd = platforms[p];
@@ -47,9 +70,11 @@ int list_devices(bool json) {
     out.push_back({{"platform", pd.name}, {"devices", devices}});
   }
   if (json) {
-    std::printf("%s\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    const nlohmann::json doc = {{"icd_search", icds_json(search)}, {"platforms", out}};
+    std::printf("%s\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   }
-  return 0;
+  if (!found) std::fprintf(stderr, "fatcl devices: no OpenCL platform found\n");
+  return found ? 0 : 1;
 }
 
 }  // namespace

@@ -96,9 +96,35 @@ struct PlatformDevices {
   std::string name;                 // CL_PLATFORM_NAME
   std::vector<cl::Device> devices;  // empty when the platform has none
 };
-// Throws fatcl::Error if there is no platform (naming OCL_ICD_VENDORS) or a
-// query fails.
+// Throws fatcl::Error if there is no platform (naming every ICD the loader
+// would try and why each gave none, find_icds()) or a query fails.
 std::vector<PlatformDevices> list_platforms();
+
+// One installable client driver the ICD loader would try, and whether its
+// library opens: a driver whose library does not load (a dependency
+// missing, a wrong path) gives no platform, and the ICD loader says nothing.
+struct Icd {
+  std::string icd_file;  // the .icd file that names the library; "" where OCL_ICD_VENDORS does
+  std::string library;   // the name the loader hands to dlopen
+  std::string problem;   // "" where it opens and is an ICD; else why not (dlerror's words)
+  int platforms = 0;     // what its clIcdGetPlatformIDsKHR counts, where it opens
+};
+// Where the ICD loader looks and what it finds there, by ocl-icd's rules (the
+// loader Debian ships): OCL_ICD_VENDORS names a folder of .icd files, one
+// .icd file (a bare name is looked for in the vendors folder first) or one
+// library; unset or empty, the folder OPENCL_VENDOR_PATH names, else
+// /etc/OpenCL/vendors. Each .icd file's first line is a library.
+struct IcdSearch {
+  std::string where;    // e.g. "OCL_ICD_VENDORS=/x/intel-cpu.icd (an .icd file)"
+  std::string problem;  // "" unless the place itself is missing, unreadable or empty
+  std::vector<Icd> icds;
+  // "ICDs (<where>): <file> -> <library>: opens, 1 platform; ..." on one
+  // line per ICD, each prefixed by `indent`.
+  std::string to_string(const std::string& indent = "  ") const;
+};
+// Opens each library as the ICD loader does (dlopen, RTLD_LAZY | RTLD_LOCAL)
+// and closes it again; never throws.
+IcdSearch find_icds();
 // Device `index` of the first platform whose name contains `platform` ("":
 // any) and that has a device. Throws fatcl::Error naming the platforms seen
 // when there is none, or the number of devices when `index` is out of range.
