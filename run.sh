@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fatcl's two entry points on a fresh Debian 12 machine:
 #   ./run.sh demo [fatcl demo options]   build, then run the demo on the default device
-#   ./run.sh test [ctest options]        build, then run every test on four runtimes
+#   ./run.sh test [ctest options]        build, then run every test on five runtimes
 # Each installs the Debian packages it lacks (as root; otherwise it prints the
 # apt-get line and stops). FATCL_BUILD_DIR picks the build folder (build/).
 set -euo pipefail
@@ -21,7 +21,10 @@ case "$job" in
   test)
     # Tests: GoogleTest, rusticl, Oclgrind, and what PoCL-with-SPIR-V builds from.
     packages="$packages libgtest-dev mesa-opencl-icd oclgrind pocl-source llvm-15-dev
-      libclang-15-dev libclang-cpp15-dev libhwloc-dev ocl-icd-dev pkg-config" ;;
+      libclang-15-dev libclang-cpp15-dev libhwloc-dev ocl-icd-dev pkg-config"
+    # pip, for Intel's OpenCL CPU runtime (PyPI), where no python3 has it.
+    python3 -m pip --version >/dev/null 2>&1 || /usr/bin/python3 -m pip --version >/dev/null 2>&1 ||
+      packages="$packages python3-pip" ;;
   *)
     echo "usage: ./run.sh demo [fatcl demo options] | ./run.sh test [ctest options]" >&2
     exit 2 ;;
@@ -55,6 +58,12 @@ if ! tests/runtimes/pocl-spirv.sh >/dev/null; then
   echo "fatcl: PoCL with SPIR-V intake was not built (reason above); its tests will fail," \
        "the others run" >&2
 fi
-icd="$(tests/runtimes/pocl-spirv.sh --icd-path)"
-cmake -S . -B "$build" -DFATCL_POCL_SPIRV_ICD="$icd" >/dev/null
+# Intel's OpenCL CPU runtime, a stock runtime that takes SPIR-V, from PyPI
+# (pinned wheels), once per machine; a failed install is reported the same way.
+if ! tests/runtimes/intel-cpu.sh >/dev/null; then
+  echo "fatcl: Intel's OpenCL CPU runtime was not installed (reason above); its tests will fail," \
+       "the others run" >&2
+fi
+cmake -S . -B "$build" -DFATCL_POCL_SPIRV_ICD="$(tests/runtimes/pocl-spirv.sh --icd-path)" \
+      -DFATCL_INTEL_CPU_ICD="$(tests/runtimes/intel-cpu.sh --icd-path)" >/dev/null
 exec ctest --test-dir "$build" --output-on-failure -j "$(nproc)" "$@"

@@ -51,12 +51,12 @@ Runtime open_runtime() {
   }
   const std::string needs = env("FATCL_TEST_NEEDS");
   if (!needs.empty() && !std::filesystem::exists(needs)) {
-    // tests/runtimes/pocl-spirv.sh leaves the reason of a failed build beside it.
+    // The scripts in tests/runtimes leave the reason of a failed set-up beside it.
     std::ifstream why(std::filesystem::path(needs).parent_path() / "build-failed.txt");
     std::string reason;
     std::getline(why, reason);
     r.missing = "runtime not installed: " + needs + " is missing (" +
-                (reason.empty() ? "build it with tests/runtimes/pocl-spirv.sh" : reason) + ")";
+                (reason.empty() ? "set it up with its script in tests/runtimes/" : reason) + ")";
     return r;
   }
   std::vector<cl::Platform> platforms;
@@ -79,8 +79,8 @@ Runtime open_runtime() {
     return r;
   }
   r.missing = "no OpenCL platform \"" + wanted +
-              "\" with a device (platforms seen: " + (seen.empty() ? "none" : seen) +
-              "; OCL_ICD_VENDORS=" + env("OCL_ICD_VENDORS") + ")";
+              "\" with a device (platforms seen: " + (seen.empty() ? "none" : seen) + "); " +
+              find_icds().to_string();
   return r;
 }
 
