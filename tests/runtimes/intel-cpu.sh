@@ -5,7 +5,7 @@
 #   OCL_ICD_VENDORS=$(tests/runtimes/intel-cpu.sh) build/tools/fatcl demo
 #
 # Usage: tests/runtimes/intel-cpu.sh [--icd-path] [cache-folder]
-#   cache folder: the argument, else $FATCL_CACHE/intel-cpu, else ~/.cache/fatcl/intel-cpu
+#   cache folder: the argument, else $FATCL_RUNTIMES_DIR/intel-cpu, else ~/.cache/fatcl/intel-cpu
 #   --icd-path: print where the .icd file is (or would be) and install nothing
 # The wheels and their SHA-256 are pinned in intel-cpu-requirements.txt. When
 # the install fails, it says why on stderr, writes the reason to
@@ -21,7 +21,7 @@ if [ "${1:-}" = "--icd-path" ]; then
   only_path=1
   shift
 fi
-cache="${1:-${FATCL_CACHE:-${HOME:-/root}/.cache/fatcl}/intel-cpu}"
+cache="${1:-${FATCL_RUNTIMES_DIR:-${HOME:-/root}/.cache/fatcl}/intel-cpu}"
 icd="$cache/intel-cpu.icd"
 lib="$cache/install/lib/libintelocl.so"
 failed="$cache/build-failed.txt"

@@ -5,7 +5,7 @@
 # OCL_ICD_VENDORS at.
 #
 # Usage: tests/runtimes/pocl-spirv.sh [--icd-path] [cache-folder]
-#   cache folder: the argument, else $FATCL_CACHE/pocl-spirv, else ~/.cache/fatcl/pocl-spirv
+#   cache folder: the argument, else $FATCL_RUNTIMES_DIR/pocl-spirv, else ~/.cache/fatcl/pocl-spirv
 #   --icd-path: print where the .icd file is (or would be) and build nothing
 # When the build fails, it says why on stderr, writes the reason to
 # <cache>/build-failed.txt (the runtime tests report it) and exits 1.
@@ -18,7 +18,7 @@ if [ "${1:-}" = "--icd-path" ]; then
   only_path=1
   shift
 fi
-cache="${1:-${FATCL_CACHE:-${HOME:-/root}/.cache/fatcl}/pocl-spirv}"
+cache="${1:-${FATCL_RUNTIMES_DIR:-${HOME:-/root}/.cache/fatcl}/pocl-spirv}"
 icd="$cache/pocl-spirv.icd"
 lib="$cache/install/lib/libpocl.so"
 failed="$cache/build-failed.txt"
