@@ -194,6 +194,18 @@ std::string read_store(const fs::path& path, std::vector<TuningEntry>* tuning,
 
 const char* fatcl_version() { return FATCL_VERSION; }
 
+std::string tier_sha256(const Manifest& family, const Variant& variant, Tier tier) {
+  switch (tier) {
+    case Tier::SpirV:
+      return variant.sha256;
+    case Tier::Ptx:
+      return variant.ptx ? variant.ptx->sha256 : std::string();
+    case Tier::Source:
+      return family.source_sha256;
+  }
+  return "";
+}
+
 std::string utc_timestamp() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -380,9 +392,11 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
       }
       if (!v) {
         changed = "variant " + t.variant + " is no longer in the family";
-      } else if (v->sha256 != t.sha256) {
-        changed = "the module of " + t.variant + " changed since (SHA-256 " +
-                  t.sha256.substr(0, 12) + "..., now " + v->sha256.substr(0, 12) + "...)";
+      } else if (const std::string now = tier_sha256(family, *v, parse_tier(t.tier));
+                 now != t.sha256) {
+        changed = "the " + t.tier + " code of " + t.variant + " changed since (SHA-256 " +
+                  t.sha256.substr(0, 12) + "..., now " + (now.empty() ? "none" : now.substr(0, 12)) +
+                  "...)";
       }
       if (!changed.empty()) break;
     }

@@ -292,8 +292,9 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
       e.measured = utc_timestamp();
       e.fatcl_version = fatcl_version();
       for (const TuneMeasurement* m : good) {
+        const Variant& v = family.manifest().variant(m->variant);
         e.ranking.push_back(
-            {m->variant, family.manifest().variant(m->variant).sha256, m->tier, m->gflops});
+            {m->variant, tier_sha256(family.manifest(), v, parse_tier(m->tier)), m->tier, m->gflops});
       }
       result.entry = std::move(e);
     }

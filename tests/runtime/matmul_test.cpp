@@ -554,7 +554,10 @@ TuningEntry entry_for_this_device(std::vector<std::size_t> problem,
   e.problem = std::move(problem);
   e.measured = "2026-11-30T00:00:00Z";
   e.fatcl_version = fatcl_version();
-  for (const Variant* v : ranking) e.ranking.push_back({v->name, v->sha256, "source", 1});
+  const Manifest& m = matmul_family(MatmulKernel::Blocked).manifest();
+  for (const Variant* v : ranking) {
+    e.ranking.push_back({v->name, tier_sha256(m, *v, Tier::Source), "source", 1});
+  }
   return e;
 }
 

@@ -45,7 +45,7 @@ TuningEntry entry(const Manifest& m, std::vector<std::size_t> problem, const std
   e.measured = "2026-11-30T12:00:00Z";
   e.fatcl_version = fatcl_version();
   for (const std::string& name : {first, second}) {
-    e.ranking.push_back({name, m.variant(name).sha256, "source", 1000});
+    e.ranking.push_back({name, tier_sha256(m, m.variant(name), Tier::Source), "source", 1000});
   }
   return e;
 }
@@ -83,7 +83,7 @@ TEST(Store, NearestSizeClassOfTheSameDriverDecides) {
   EXPECT_EQ(store.tuning().size(), 2u);
 }
 
-TEST(Store, AnotherDriverOrChangedModulesArePassedOverWithTheReason) {
+TEST(Store, AnotherDriverOrChangedCodeArePassedOverWithTheReason) {
   Manifest m = test::tiled_manifest({4, 8, 16, 32});
   Store store;
   store.put_tuning(entry(m, {4096, 4096, 4096}, "matmul_tiled_TILE16", "matmul_tiled_TILE8"));
@@ -94,14 +94,34 @@ TEST(Store, AnotherDriverOrChangedModulesArePassedOverWithTheReason) {
   EXPECT_NE(other_driver.to_string().find("measured with driver 580.159.04, the device has 590.1"),
             std::string::npos)
       << other_driver.to_string();
+  // The entry measured the source tier: a new SPIR-V module of a variant
+  // leaves it standing, a new source does not.
   for (Variant& v : m.variants) {
     if (v.name == "matmul_tiled_TILE8") v.sha256 = std::string(64, 'e');
   }
+  EXPECT_TRUE(store.find_tuning(h200(), m, {4096, 4096, 4096}).entry);
+  m.source_sha256 = std::string(64, 'f');
   TuningMatch rebuilt = store.find_tuning(h200(), m, {4096, 4096, 4096});
   EXPECT_FALSE(rebuilt.entry);
-  EXPECT_NE(rebuilt.to_string().find("the module of matmul_tiled_TILE8 changed since"),
+  EXPECT_NE(rebuilt.to_string().find("the source code of matmul_tiled_TILE16 changed since"),
             std::string::npos)
       << rebuilt.to_string();
+  // A SPIR-V measurement holds while its module does.
+  Manifest n = test::tiled_manifest({4, 8, 16, 32});
+  TuningEntry spirv = entry(n, {1024, 1024, 1024}, "matmul_tiled_TILE16", "matmul_tiled_TILE8");
+  for (TunedVariant& t : spirv.ranking) {
+    t.tier = "spirv";
+    t.sha256 = n.variant(t.variant).sha256;
+  }
+  store.put_tuning(spirv);
+  EXPECT_TRUE(store.find_tuning(h200(), n, {1024, 1024, 1024}).entry);
+  for (Variant& v : n.variants) {
+    if (v.name == "matmul_tiled_TILE8") v.sha256 = std::string(64, 'e');
+  }
+  EXPECT_NE(store.find_tuning(h200(), n, {1024, 1024, 1024})
+                .to_string()
+                .find("the spirv code of matmul_tiled_TILE8 changed since"),
+            std::string::npos);
   // Another device: not an entry for it at all.
   DeviceCaps other = h200();
   other.device_name = "NVIDIA H100";
@@ -281,7 +301,7 @@ TEST(Store, ShippedEntriesMatchTheBundledModules) {
       for (const Variant& v : blocked.variants) {
         if (v.name == t.variant) {
           found = true;
-          EXPECT_EQ(v.sha256, t.sha256) << t.variant;
+          EXPECT_EQ(tier_sha256(blocked, v, parse_tier(t.tier)), t.sha256) << t.variant;
         }
       }
       EXPECT_TRUE(found) << t.variant;

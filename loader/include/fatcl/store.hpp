@@ -29,10 +29,17 @@ std::string utc_timestamp();
 
 struct TunedVariant {
   std::string variant;
-  std::string sha256;  // the variant's module SHA-256 in the manifest that was tuned
-  std::string tier;    // "spirv" or "source": the tier it was measured in
+  std::string sha256;  // of the code measured in `tier` (tier_sha256)
+  std::string tier;    // "spirv", "ptx" or "source": the tier it was measured in
   double gflops = 0;
 };
+
+// The SHA-256 of the code a tier builds for a variant, as the manifest
+// records it: the SPIR-V module, the PTX, or the family's OpenCL C source
+// (the variant's parameters are in its name). A tuning entry holds while the
+// code it measured is the same, whatever happens to the other tiers' code.
+// "" for PTX a variant does not carry.
+std::string tier_sha256(const Manifest& family, const Variant& variant, Tier tier);
 
 struct TuningEntry {
   std::string family;                 // e.g. "matmul_blocked"
@@ -105,8 +112,9 @@ class Store {
   // The entry for `family` (its current manifest) on this device and driver
   // nearest to `problem` in size class: the file's entries first, then the
   // shipped ones. An empty problem takes the largest problem tuned. Entries
-  // of another driver, with module hashes the manifest no longer has, or
-  // a size more than a factor 8 away are passed over, each with its reason.
+  // of another driver, that measured code the manifest no longer has (by
+  // tier_sha256), or a size more than a factor 8 away are passed over, each
+  // with its reason.
   TuningMatch find_tuning(const DeviceCaps& caps, const Manifest& family,
                           const std::vector<std::size_t>& problem) const;
   // The file's entries (not the shipped ones).
