@@ -20,17 +20,18 @@
 # The grid (the product of the PARAMs that meets every CONSTRAINT, plus the
 # POINTs), the variant names and the compilation are fatcl-compile's: one
 # add_custom_command runs `fatcl-compile family`, which compiles every point
-# (clang-15 -> llvm-spirv-15 -> SPIRV-Tools validation; an invalid module
-# fails the build naming the variant; with llvm-link-15, opt-15, llc-15 and
-# libclc-15 also PTX for NVIDIA, assembled by ptxas where a CUDA toolkit is
+# (clang-15 -O0 -> opt-15's clean-up -> llvm-spirv-15 -> SPIRV-Tools
+# validation; an invalid module fails the build naming the variant; with
+# llvm-link-15, llc-15 and libclc-15 also PTX for NVIDIA, assembled by ptxas where a CUDA toolkit is
 # found, PTX it rejects failing the build) and writes manifest.json, the modules,
 # <family>.embed.cpp and <family>.hpp, which declares
 # `const fatcl::EmbeddedFamily& <ns>::<family>()`. Its depfile lists the
 # source and the headers it includes. The .embed.cpp is compiled into TARGET;
 # pass the accessor to fatcl::Family (fatcl/loader.hpp).
 #
-# COMMITTED: without clang-15/llvm-spirv-15/fatcl-compile the committed copy
-# is compiled instead; with them and FATCL_CHECK_GENERATED set (fatcl's own
+# COMMITTED: without clang-15/opt-15/llvm-spirv-15/fatcl-compile the committed copy
+# is compiled instead (fatcl's own families also when fatcl is a subproject:
+# FATCL_BUILD_KERNELS); with them and FATCL_CHECK_GENERATED set (fatcl's own
 # development), the build checks that the committed copy holds what it builds
 # (modules, source, parameters; not the tools' version lines), and the target
 # fatcl-regenerate rewrites it.
@@ -47,7 +48,7 @@ find_program(FATCL_LLVM_SPIRV NAMES llvm-spirv-15 DOC "LLVM IR -> SPIR-V transla
 # The PTX tier (NVIDIA): LLVM 15's tools and libclc's NVPTX library (libclc-15);
 # ptxas from a CUDA toolkit, where there is one, validates the PTX.
 find_program(FATCL_LLVM_LINK NAMES llvm-link-15 DOC "PTX route: llvm-link (fatcl)")
-find_program(FATCL_OPT NAMES opt-15 DOC "PTX route: opt (fatcl)")
+find_program(FATCL_OPT NAMES opt-15 DOC "opt: the SPIR-V route's clean-up and the PTX route (fatcl)")
 find_program(FATCL_LLC NAMES llc-15 DOC "PTX route: llc (fatcl)")
 find_file(FATCL_LIBCLC_NVPTX nvptx64--nvidiacl.bc PATHS /usr/lib/clc /usr/share/clc
           DOC "PTX route: libclc's NVPTX library (fatcl)")
@@ -142,17 +143,24 @@ function(fatcl_add_kernel_variants)
     set(compile_tool fatcl::fatcl-compile)
   endif()
 
-  if(NOT FATCL_CLANG OR NOT FATCL_LLVM_SPIRV OR NOT compile_tool)
+  # fatcl's own families as a subproject (FATCL_BUILD_KERNELS off): the
+  # committed copy, which fatcl's own build checks against what it compiles.
+  if(NOT FATCL_CLANG OR NOT FATCL_LLVM_SPIRV OR NOT FATCL_OPT OR NOT compile_tool OR
+     (committed AND _FATCL_USE_COMMITTED))
     if(NOT committed)
-      message(FATAL_ERROR "fatcl_add_kernel_variants(${F_FAMILY}): needs clang-15, llvm-spirv-15 "
-                          "and fatcl-compile (apt-get install clang-15 llvm-spirv-15 spirv-tools), "
-                          "or a COMMITTED copy")
+      message(FATAL_ERROR "fatcl_add_kernel_variants(${F_FAMILY}): needs clang-15, llvm-spirv-15, "
+                          "opt-15 and fatcl-compile (apt-get install clang-15 llvm-spirv-15 llvm-15 "
+                          "spirv-tools), or a COMMITTED copy")
     endif()
     if(NOT EXISTS "${committed}/${F_FAMILY}.embed.cpp")
       message(FATAL_ERROR "fatcl_add_kernel_variants(${F_FAMILY}): no toolchain and no "
                           "${committed}/${F_FAMILY}.embed.cpp")
     endif()
-    message(STATUS "fatcl: ${F_FAMILY}: toolchain not found, using the committed copy in ${committed}")
+    if(_FATCL_USE_COMMITTED)
+      message(STATUS "fatcl: ${F_FAMILY}: using the committed copy in ${committed}")
+    else()
+      message(STATUS "fatcl: ${F_FAMILY}: toolchain not found, using the committed copy in ${committed}")
+    endif()
     target_sources(${F_TARGET} PRIVATE "${committed}/${F_FAMILY}.embed.cpp")
     target_include_directories(${F_TARGET} PUBLIC "$<BUILD_INTERFACE:${committed}>")
     set_property(TARGET ${F_TARGET} APPEND PROPERTY FATCL_BUNDLE_DIRS "${committed}")
@@ -161,7 +169,8 @@ function(fatcl_add_kernel_variants)
 
   set(out "${CMAKE_CURRENT_BINARY_DIR}/fatcl/${F_FAMILY}")
   set(args --family ${F_FAMILY} --kernel ${F_KERNEL} --source "${source}"
-           --namespace ${F_NAMESPACE} --clang "${FATCL_CLANG}" --llvm-spirv "${FATCL_LLVM_SPIRV}")
+           --namespace ${F_NAMESPACE} --clang "${FATCL_CLANG}" --llvm-spirv "${FATCL_LLVM_SPIRV}"
+           --opt "${FATCL_OPT}")
   foreach(dir IN LISTS F_INCLUDE_DIRS)
     get_filename_component(dir "${dir}" ABSOLUTE)
     list(APPEND args -I "${dir}")
@@ -180,7 +189,7 @@ function(fatcl_add_kernel_variants)
     list(APPEND args "--extra-clang-flag=${flag}")
   endforeach()
   if(FATCL_MAKES_PTX)
-    list(APPEND args --llvm-link "${FATCL_LLVM_LINK}" --opt "${FATCL_OPT}" --llc "${FATCL_LLC}"
+    list(APPEND args --llvm-link "${FATCL_LLVM_LINK}" --llc "${FATCL_LLC}"
                      --libclc-nvptx "${FATCL_LIBCLC_NVPTX}")
     if(FATCL_PTXAS)
       list(APPEND args --ptxas "${FATCL_PTXAS}")

@@ -76,11 +76,12 @@ int main(int argc, char** argv) {
   family->add_option("--llvm-spirv", toolchain.llvm_spirv, "llvm-spirv to use");
   family->add_option("--llvm-link", toolchain.llvm_link,
                      "PTX route: llvm-link (e.g. llvm-link-15)");
-  family->add_option("--opt", toolchain.opt, "PTX route: opt (e.g. opt-15)");
+  family->add_option("--opt", toolchain.opt,
+                     "opt to use: the SPIR-V route's clean-up, and the PTX route (default opt-15)");
   family->add_option("--llc", toolchain.llc, "PTX route: llc (e.g. llc-15)");
   family->add_option("--libclc-nvptx", toolchain.libclc_nvptx,
                      "PTX route: libclc's NVPTX library (/usr/lib/clc/nvptx64--nvidiacl.bc); "
-                     "with --llvm-link, --opt and --llc every variant gets PTX too");
+                     "with --llvm-link and --llc every variant gets PTX too");
   family->add_option("--ptxas", toolchain.ptxas,
                      "assembles every PTX (CUDA toolkit); without it the PTX is unvalidated");
   family->add_option("--ptx-arch", toolchain.ptx_arch, "architecture ptxas assembles for")

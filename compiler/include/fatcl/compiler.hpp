@@ -31,11 +31,13 @@ namespace fatcl {
 struct Toolchain {
   std::string clang = "clang-15";
   std::string llvm_spirv = "llvm-spirv-15";
+  // Cleans the SPIR-V route's -O0 IR (kSpirvPasses) and optimises the PTX
+  // route's.
+  std::string opt = "opt-15";
   // The PTX route for NVIDIA's OpenCL: clang (-target nvptx64-nvidia-nvcl
-  // -O3), linked with libclc's NVPTX library, optimised again so that its
-  // built-ins inline, then llc. All four set, or no PTX is made.
+  // -O3), linked with libclc's NVPTX library, optimised again with opt so
+  // that its built-ins inline, then llc. All three set, or no PTX is made.
   std::string llvm_link;          // "llvm-link-15"
-  std::string opt;                // "opt-15"
   std::string llc;                // "llc-15"
   std::string libclc_nvptx;       // "/usr/lib/clc/nvptx64--nvidiacl.bc"
   std::string ptx_cpu = "sm_60";  // newest LLVM 15 knows well; drivers JIT it up
@@ -45,7 +47,7 @@ struct Toolchain {
   std::string ptx_arch = "sm_90";
 
   bool makes_ptx() const {
-    return !llvm_link.empty() && !opt.empty() && !llc.empty() && !libclc_nvptx.empty();
+    return !llvm_link.empty() && !llc.empty() && !libclc_nvptx.empty();
   }
 
   // Version line of each tool (and of the linked SPIRV-Tools library), for
