@@ -5,14 +5,14 @@
 # Debian's PoCL (the automatic choice and a few variants), the consumer
 # projects that take an installed fatcl (built with the same sanitizers, their
 # kernel family run on both PoCLs), and every fuzz target for
-# FATCL_FUZZ_SECONDS (default 30) from its seeds; then the threaded tests
-# under ThreadSanitizer.
+# FATCL_FUZZ_SECONDS (default 20) from its seeds, one per core at a time;
+# then the threaded tests under ThreadSanitizer.
 #   tests/sanitize.sh [build-folder-prefix]     (default: build-)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$PWD"
 prefix="${1:-build-}"
-seconds="${FATCL_FUZZ_SECONDS:-30}"
+seconds="${FATCL_FUZZ_SECONDS:-20}"
 jobs="$(nproc)"
 start=$(date +%s)
 say() { echo "sanitize: $* ($(( $(date +%s) - start )) s)" >&2; }
@@ -46,8 +46,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 say "consumers"
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure \
    -R '^consumer\.(find-package|find-package\.on-pocl|find-package\.on-pocl-spirv|no-toolchain|matmul-only)$')
-say "fuzzing, ${seconds} s per target"
-(cd "$asan" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -L fuzz)
+say "fuzzing, ${seconds} s per target, ${jobs} at a time"
+(cd "$asan" && ASAN_OPTIONS=detect_leaks=1 ctest -j "$jobs" --output-on-failure -L fuzz)
 
 say "ThreadSanitizer build (the threaded tests)"
 tsan="${prefix}tsan"
