@@ -15,9 +15,10 @@ on all of them: each (variant, tier) is scored in each database by its
 GFLOP/s over that database's fastest for the class (0 where it was not
 measured), and variants are ranked by their worst score. A variant's tiers
 keep the loader's order (spirv, ptx, source) unless a later tier's worst
-score is more than 10 % higher: precompiled code starts faster (on Intel's
-CPU runtime a cold start from SPIR-V took 1.5 s, from source 1.9 s) and
-needs no source, which is worth a few per cent of steady speed. The merged
+score is more than 10 % higher: precompiled code is what a product ships
+for (it runs where the source is left out and does not depend on the
+driver's OpenCL C compiler), so the order changes only for a clear loss,
+not for the few per cent two tunes of one machine differ by. The merged
 entry records each
 variant's lowest GFLOP/s and the latest measurement date.
 
