@@ -56,7 +56,7 @@ cl::Device pick_device(const std::string& platform, std::size_t index) {
   // A driver that does not load may be the one that was wanted.
   std::string unopened;
   for (const Icd& icd : find_icds().icds) {
-    if (icd.problem.find("does not open") == 0) {
+    if (!icd.opens) {
       unopened += "; " + (icd.icd_file.empty() ? icd.library : icd.icd_file) + " " + icd.problem;
     }
   }

@@ -71,10 +71,12 @@ void try_library(Icd* icd) {
   void* handle = dlopen(icd->library.c_str(), RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
   if (!handle) {
     const std::string why = dlopen_in_child(icd->library);
-    icd->problem = why.empty() ? "opens, but the ICD loader did not keep it (no platform)"
-                               : "does not open: " + why;
+    icd->opens = why.empty();
+    icd->problem = icd->opens ? "opens, but the ICD loader did not keep it (no platform)"
+                              : "does not open: " + why;
     return;
   }
+  icd->opens = true;
   using GetAddress = void* (*)(const char*);
   using GetPlatforms = cl_int (*)(cl_uint, cl_platform_id*, cl_uint*);
   const auto get_address =

@@ -38,12 +38,14 @@ TEST(Icd, AFolderOfIcdFilesIsReadByTheLoadersRules) {
   const Icd* absent = icd_of(search, "absent.icd");
   ASSERT_NE(absent, nullptr);
   EXPECT_EQ(absent->library, "/nonexistent/libfatcl-absent.so");
+  EXPECT_FALSE(absent->opens);
   EXPECT_EQ(absent->problem,
             "does not open: /nonexistent/libfatcl-absent.so: cannot open shared object file: No "
             "such file or directory");
   EXPECT_EQ(icd_of(search, "empty.icd")->problem, "names no library (its first line is empty)");
   EXPECT_EQ(icd_of(search, "not-an-icd.icd")->problem,
             "opens, but is not an OpenCL ICD (no clGetExtensionFunctionAddress)");
+  EXPECT_TRUE(icd_of(search, "not-an-icd.icd")->opens);
   // The case of Intel's runtime without intel-cmplr-lib-rt: a dependency
   // that does not resolve, named as the dynamic linker names it.
   EXPECT_EQ(icd_of(search, "needs-missing.icd")->problem,

@@ -31,7 +31,7 @@ nlohmann::json icds_json(const IcdSearch& search) {
   for (const Icd& icd : search.icds) {
     icds.push_back({{"icd_file", icd.icd_file},
                     {"library", icd.library},
-                    {"opens", icd.problem.find("does not open") != 0},
+                    {"opens", icd.opens},
                     {"platforms", icd.platforms},
                     {"problem", icd.problem}});
   }

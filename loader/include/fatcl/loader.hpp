@@ -106,6 +106,7 @@ std::vector<PlatformDevices> list_platforms();
 struct Icd {
   std::string icd_file;  // the .icd file that names the library; "" where OCL_ICD_VENDORS does
   std::string library;   // the name the loader hands to dlopen
+  bool opens = false;    // dlopen takes the library (it may still be no ICD)
   std::string problem;   // "" where it opens and is an ICD; else why not (dlerror's words)
   int platforms = 0;     // what its clIcdGetPlatformIDsKHR counts, where it opens
 };
