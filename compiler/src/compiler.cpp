@@ -35,8 +35,8 @@ constexpr const char* kLanguage = "CL1.2";
 // modules of the CPU-shaped blocked points at 0.6-0.8 of their source
 // builds in AVX2 code, the cleaned modules at parity.
 const std::vector<std::string> kClangFlags = {
-    "-cl-std=CL1.2", "-target", "spir64-unknown-unknown", "-O0",
-    "-Xclang",       "-disable-O0-optnone", "-Xclang", "-finclude-default-header"};
+    "-cl-std=CL1.2",       "-target", "spir64-unknown-unknown",  "-O0", "-Xclang",
+    "-disable-O0-optnone", "-Xclang", "-finclude-default-header"};
 const char* const kSpirvPasses = "sroa,instcombine,simplifycfg";
 
 std::string first_line_with(const std::string& text, const std::string& needle) {
@@ -186,8 +186,8 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
     clang.insert(clang.end(), request.extra_clang_flags.begin(), request.extra_clang_flags.end());
     clang.insert(clang.end(), {"-emit-llvm", "-c", cl.string(), "-o", (dir / "k0.bc").string()});
     run_tool(clang, "clang");
-    run_tool({toolchain.opt, std::string("-passes=") + kSpirvPasses, (dir / "k0.bc").string(),
-              "-o", (dir / "k.bc").string()},
+    run_tool({toolchain.opt, std::string("-passes=") + kSpirvPasses, (dir / "k0.bc").string(), "-o",
+              (dir / "k.bc").string()},
              "opt");
     run_tool({toolchain.llvm_spirv, "--spirv-max-version=" + request.spirv_max_version,
               (dir / "k.bc").string(), "-o", (dir / "k.spv").string()},

@@ -395,8 +395,8 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
       } else if (const std::string now = tier_sha256(family, *v, parse_tier(t.tier));
                  now != t.sha256) {
         changed = "the " + t.tier + " code of " + t.variant + " changed since (SHA-256 " +
-                  t.sha256.substr(0, 12) + "..., now " + (now.empty() ? "none" : now.substr(0, 12)) +
-                  "...)";
+                  t.sha256.substr(0, 12) + "..., now " +
+                  (now.empty() ? "none" : now.substr(0, 12)) + "...)";
       }
       if (!changed.empty()) break;
     }

@@ -293,8 +293,8 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
       e.fatcl_version = fatcl_version();
       for (const TuneMeasurement* m : good) {
         const Variant& v = family.manifest().variant(m->variant);
-        e.ranking.push_back(
-            {m->variant, tier_sha256(family.manifest(), v, parse_tier(m->tier)), m->tier, m->gflops});
+        e.ranking.push_back({m->variant, tier_sha256(family.manifest(), v, parse_tier(m->tier)),
+                             m->tier, m->gflops});
       }
       result.entry = std::move(e);
     }

@@ -46,9 +46,7 @@ struct Toolchain {
   std::string ptxas;
   std::string ptx_arch = "sm_90";
 
-  bool makes_ptx() const {
-    return !llvm_link.empty() && !llc.empty() && !libclc_nvptx.empty();
-  }
+  bool makes_ptx() const { return !llvm_link.empty() && !llc.empty() && !libclc_nvptx.empty(); }
 
   // Version line of each tool (and of the linked SPIRV-Tools library), for
   // the manifest. Throws fatcl::Error naming a tool that does not run.
