@@ -227,7 +227,11 @@ std::string size_class(const std::vector<std::size_t>& problem) {
 std::string TuningEntry::size_class() const { return fatcl::size_class(problem); }
 
 std::string TuningEntry::describe() const {
-  return family + " on " + device + " (driver " + driver + ") for " + problem_text(problem) +
+  // A shipped entry's device may be a pattern: say so rather than print "on *".
+  const std::string on = device.find('*') == std::string::npos
+                             ? device
+                             : platform + " devices matching \"" + device + "\"";
+  return family + " on " + on + " (driver " + driver + ") for " + problem_text(problem) +
          ", measured " + measured + " by fatcl " + fatcl_version + " (" + origin + ")";
 }
 

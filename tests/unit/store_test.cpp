@@ -159,6 +159,16 @@ TEST(Store, TheMostSpecificDevicePatternWins) {
   ASSERT_TRUE(store.find_tuning(haswell, m, {1024, 1024, 1024}).entry);
   EXPECT_EQ(store.find_tuning(haswell, m, {1024, 1024, 1024}).entry->ranking.front().variant,
             "matmul_tiled_TILE8");
+  // A pattern is named as one, an exact name as the device.
+  const std::string pattern = store.find_tuning(haswell, m, {1024, 1024, 1024}).to_string();
+  EXPECT_NE(pattern.find("tuning entry: matmul_tiled on Portable Computing Language devices "
+                         "matching \"pthread-*\" (driver 3.1+debian)"),
+            std::string::npos)
+      << pattern;
+  const std::string exact = store.find_tuning(pocl, m, {1024, 1024, 1024}).to_string();
+  EXPECT_NE(exact.find("tuning entry: matmul_tiled on pthread-skylake-avx512-AMD EPYC (driver"),
+            std::string::npos)
+      << exact;
 }
 
 TEST(Store, SavedEntriesAndOutcomesReadBack) {

@@ -56,7 +56,8 @@ struct TuningEntry {
   // ("2^10x2^10x2^10"). One entry per family, device, driver and class.
   std::string size_class() const;
   // "matmul_blocked on NVIDIA H200 (driver 580.159.04) for 4096x4096x4096,
-  // measured 2026-11-30T17:02:11Z by fatcl 0.1.0 (shipped with fatcl)"
+  // measured 2026-11-30T17:02:11Z by fatcl 0.1.0 (shipped with fatcl)"; a
+  // device pattern reads "on Intel(R) OpenCL devices matching "*"".
   std::string describe() const;
 };
 std::string size_class(const std::vector<std::size_t>& problem);
