@@ -16,25 +16,10 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 requirements="$here/intel-cpu-requirements.txt"
-only_path=0
-if [ "${1:-}" = "--icd-path" ]; then
-  only_path=1
-  shift
-fi
-cache="${1:-${FATCL_RUNTIMES_DIR:-${HOME:-/root}/.cache/fatcl}/intel-cpu}"
-icd="$cache/intel-cpu.icd"
+# shellcheck source=runtime-folder.sh
+. "$here/runtime-folder.sh"
+runtime_folder intel-cpu "Intel's OpenCL CPU runtime could not be installed" "$@"
 lib="$cache/install/lib/libintelocl.so"
-failed="$cache/build-failed.txt"
-if [ "$only_path" -eq 1 ]; then
-  echo "$icd"
-  exit 0
-fi
-fail() {
-  mkdir -p "$cache"
-  echo "intel-cpu: $1" >&2
-  echo "Intel's OpenCL CPU runtime could not be installed: $1" > "$failed"
-  exit 1
-}
 
 # Reused while the pinned wheels stay the same.
 inputs="$(sha256sum < "$requirements")"

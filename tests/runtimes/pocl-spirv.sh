@@ -13,25 +13,10 @@
 #        llvm-spirv-15 libhwloc-dev ocl-icd-dev pkg-config ninja-build cmake
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-only_path=0
-if [ "${1:-}" = "--icd-path" ]; then
-  only_path=1
-  shift
-fi
-cache="${1:-${FATCL_RUNTIMES_DIR:-${HOME:-/root}/.cache/fatcl}/pocl-spirv}"
-icd="$cache/pocl-spirv.icd"
+# shellcheck source=runtime-folder.sh
+. "$here/runtime-folder.sh"
+runtime_folder pocl-spirv "PoCL with SPIR-V could not be built" "$@"
 lib="$cache/install/lib/libpocl.so"
-failed="$cache/build-failed.txt"
-if [ "$only_path" -eq 1 ]; then
-  echo "$icd"
-  exit 0
-fi
-fail() {
-  mkdir -p "$cache"
-  echo "pocl-spirv: $1" >&2
-  echo "PoCL with SPIR-V could not be built: $1" > "$failed"
-  exit 1
-}
 
 # PoCL's kernel library is built for one CPU; LLVM 15 does not know the
 # newest ones (Zen 5), so the name is chosen here (llc-host-cpu.sh says how).
