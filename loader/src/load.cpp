@@ -6,6 +6,19 @@
 #include "tiers.hpp"
 
 namespace fatcl {
+
+const char* to_string(ProgramOrigin origin) {
+  switch (origin) {
+    case ProgramOrigin::Built:
+      return "built";
+    case ProgramOrigin::ProgramCache:
+      return "program cache";
+    case ProgramOrigin::Process:
+      return "process";
+  }
+  return "?";
+}
+
 namespace {
 
 // A tuning entry's variants first, in measured order; the rest after, in the
@@ -111,6 +124,7 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   const std::string cache_key = key.to_string() + "|" + build_options + "|bytes " +
                                 std::to_string(fnv1a64(input)) + "|fatcl " + fatcl_version();
   bool from_cache = false, from_memory = false;
+  std::string cache_file;  // the entry a binary came from
   cl_device_id dev = device();
   if (std::optional<cl::Program> earlier = cache.built(context(), cache_key)) {
     raw = (*earlier)();
@@ -128,8 +142,8 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
           clBuildProgram(cached, 1, &dev, build_options.c_str(), nullptr, nullptr) == CL_SUCCESS) {
         raw = cached;
         from_cache = true;
-        how = "program binary (" + std::to_string(size) + " B) from the fatcl cache " +
-              cache.path_of(cache_key).string();
+        cache_file = cache.path_of(cache_key).string();
+        how = "program binary (" + std::to_string(size) + " B) from the fatcl cache " + cache_file;
       } else {
         why = "cache entry " + cache.path_of(cache_key).string() +
               " discarded: the driver refused the binary (" +
@@ -180,7 +194,8 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
                 std::to_string(caps.local_mem_bytes) + " B";
     return a;
   }
-  std::string note = "built from the " + how + "; CL_KERNEL_WORK_GROUP_SIZE " + std::to_string(kwg);
+  // What was checked, after a lead saying where the program came from.
+  std::string note = "; CL_KERNEL_WORK_GROUP_SIZE " + std::to_string(kwg);
   const std::size_t needed = variant.work_group_items();
   bool trial = false;
   // Drivers misreport this (rusticl 32, NVIDIA 256, yet 32x32 groups run):
@@ -246,24 +261,33 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
   }
   // Kernels were created from the program and it passed every check: now
   // its binary may be kept.
-  if (from_memory) {
-    note = "reused the " + how + note.substr(note.find(';'));
-  } else {
-    cache.keep_built(context(), cache_key, program);
-  }
-  if (cache.enabled() && !from_memory) {
-    if (from_cache) {
-      note = "loaded from the " + how.substr(how.find("fatcl cache")) + note.substr(note.find(';'));
-    } else if (std::string binary = program_binary(raw); !binary.empty()) {
+  const ProgramOrigin origin = from_memory  ? ProgramOrigin::Process
+                               : from_cache ? ProgramOrigin::ProgramCache
+                                            : ProgramOrigin::Built;
+  if (origin != ProgramOrigin::Process) cache.keep_built(context(), cache_key, program);
+  if (origin == ProgramOrigin::Built && cache.enabled()) {
+    if (std::string binary = program_binary(raw); !binary.empty()) {
       if (std::string warning = cache.put(cache_key, binary); !warning.empty()) {
         notes.push_back(warning);
       }
     }
   }
+  switch (origin) {
+    case ProgramOrigin::Process:
+      note = "reused the " + how + note;
+      break;
+    case ProgramOrigin::ProgramCache:
+      note = "loaded from the fatcl cache " + cache_file + note;
+      break;
+    case ProgramOrigin::Built:
+      note = "built from the " + how + note;
+      break;
+  }
   a.loaded.program = program;
   a.loaded.kernel = kernel;
   a.loaded.variant = variant;
   a.loaded.tier = tier;
+  a.loaded.origin = origin;
   a.loaded.kernel_work_group_size = kwg;
   a.loaded.kernel_local_mem_bytes = klm;
   a.loaded.settled_by_trial = trial;

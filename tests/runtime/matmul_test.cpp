@@ -726,6 +726,7 @@ TEST(Auto, ProgramCacheServesTheNextLoadAndSurvivesDamage) {
   {
     Matmul first(runtime().context, runtime().device, o);
     EXPECT_EQ(chosen_note(first).find("fatcl cache"), std::string::npos) << chosen_note(first);
+    EXPECT_EQ(first.loaded().origin, ProgramOrigin::Built);
     EXPECT_LE(run_and_compare(first, {40, 30, 20}), 1e-5);
   }
   const std::size_t entries = cache->stats().entries;
@@ -741,6 +742,7 @@ TEST(Auto, ProgramCacheServesTheNextLoadAndSurvivesDamage) {
     Matmul second(runtime().context, runtime().device, o);
     EXPECT_NE(chosen_note(second).find("loaded from the fatcl cache"), std::string::npos)
         << second.explanation().to_string();
+    EXPECT_EQ(second.loaded().origin, ProgramOrigin::ProgramCache);
     EXPECT_LE(run_and_compare(second, {41, 33, 17}), 1e-5);
   }
   // Damage every entry three ways in turn; each load still computes right.
@@ -798,6 +800,7 @@ TEST(Auto, ThreadsShareTheProgramsBuiltInTheProcess) {
     EXPECT_NE(n.find("reused the program built earlier in this process"), std::string::npos) << n;
   }
   Matmul last(runtime().context, runtime().device, o);
+  EXPECT_EQ(last.loaded().origin, ProgramOrigin::Process);
   EXPECT_LE(run_and_compare(last, {21, 34, 55}), 1e-5);
 }
 

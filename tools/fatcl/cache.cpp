@@ -65,17 +65,11 @@ VerbRun add_cache(CLI::App& app) {
               lo.use_tuning = false;
               lo.cache = cache;
               try {
+                // From disk, or a program this process built for another
+                // variant with the same bytes (e.g. FMA twins whose PTX is
+                // identical: libclc's mad is a fused multiply-add).
                 const LoadedKernel k = load(context, device, family, lo);
-                bool hit = false;
-                for (const Step& s : k.explanation.steps) {
-                  // From disk, or a program this process built for another
-                  // variant with the same bytes (e.g. FMA twins whose PTX is
-                  // identical: libclc's mad is a fused multiply-add).
-                  hit = hit || (s.outcome == Step::Outcome::Chosen &&
-                                (s.reason.find("fatcl cache") != std::string::npos ||
-                                 s.reason.find("earlier in this process") != std::string::npos));
-                }
-                ++(hit ? cached : built);
+                ++(k.origin == ProgramOrigin::Built ? built : cached);
               } catch (const Error& e) {
                 const std::string why = e.what();
                 failed.push_back(

@@ -60,11 +60,7 @@ int run_startup_child(const std::string& platform, std::size_t device_index,
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const double error = relative_error(c, reference_matmul(a, b, n, n, n));
-  bool cached = false;
-  for (const Step& s : matmul.explanation().steps) {
-    cached = cached || (s.outcome == Step::Outcome::Chosen &&
-                        s.reason.find("fatcl cache") != std::string::npos);
-  }
+  const bool cached = matmul.loaded().origin == ProgramOrigin::ProgramCache;
   std::printf("FATCL-STARTUP ms=%.3f tier=%s cached=%d ok=%d variant=%s\n", ms,
               to_string(matmul.loaded().tier), cached ? 1 : 0, error <= 1e-5 ? 1 : 0,
               matmul.loaded().variant.name.c_str());

@@ -290,11 +290,18 @@ Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& o
           const Ranking& ranking = {});
 
 // A loaded, ready kernel with the reasons it was chosen.
+// Where a loaded program came from: the driver built it now from the tier's
+// input, fatcl's program cache on disk held its binary, or this process had
+// built the same program into the same context before (shared).
+enum class ProgramOrigin { Built, ProgramCache, Process };
+const char* to_string(ProgramOrigin origin);  // "built" / "program cache" / "process"
+
 struct LoadedKernel {
   cl::Program program;
   cl::Kernel kernel;
   Variant variant;
   Tier tier = Tier::Source;
+  ProgramOrigin origin = ProgramOrigin::Built;
   std::size_t kernel_work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE as reported
   std::size_t kernel_local_mem_bytes = 0;  // CL_KERNEL_LOCAL_MEM_SIZE
   bool settled_by_trial = false;           // the reported work-group size was too small
