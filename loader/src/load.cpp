@@ -454,7 +454,7 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
     if (!caps.is_nvidia()) why += ", which only NVIDIA's OpenCL takes";
     why += ")";
   }
-  throw Error(why + ":\n" + explanation.to_string());
+  throw Error(why + ":\n" + explanation.to_string(Explanation::Detail::EveryStep));
 }
 
 void forget_trials() { Store::user()->forget_outcomes(); }

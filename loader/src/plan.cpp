@@ -116,7 +116,7 @@ std::vector<const Variant*> Plan::variants() const {
   return out;
 }
 
-std::string Explanation::to_string() const {
+std::string Explanation::to_string(Detail detail) const {
   std::string out = "device: " + device + "\n";
   const Step* chosen = nullptr;
   for (const Step& s : steps) {
@@ -137,11 +137,33 @@ std::string Explanation::to_string() const {
   }
   for (const std::string& n : notes) out += "note: " + n + "\n";
   for (const std::string& q : quirks) out += "driver quirk: " + q + "\n";
-  for (const Step& s : steps) {
-    std::string name = s.variant + (s.tier ? std::string(" [") + fatcl::to_string(*s.tier) + "]"
-                                           : std::string(""));
+  auto line = [&](const std::string& who, const Step& s) {
+    const std::string name =
+        who + (s.tier ? std::string(" [") + fatcl::to_string(*s.tier) + "]" : std::string(""));
     out += "  " + name + std::string(name.size() < 30 ? 30 - name.size() : 1, ' ') +
            fatcl::to_string(s.outcome) + ": " + s.reason + "\n";
+  };
+  // Steps not needed or rejected that share a tier, an outcome and a reason
+  // make one group, placed where its first step was.
+  auto groupable = [&](const Step& s) {
+    return detail == Detail::Grouped &&
+           (s.outcome == Step::Outcome::Rejected || s.outcome == Step::Outcome::Unneeded);
+  };
+  std::vector<std::vector<const Step*>> groups;
+  for (const Step& s : steps) {
+    auto same = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      const Step& first = *g.front();
+      return groupable(s) && groupable(first) && first.outcome == s.outcome &&
+             first.tier == s.tier && first.reason == s.reason;
+    });
+    if (same != groups.end()) {
+      same->push_back(&s);
+    } else {
+      groups.push_back({&s});
+    }
+  }
+  for (const auto& g : groups) {
+    line(g.size() == 1 ? g.front()->variant : std::to_string(g.size()) + " variants", *g.front());
   }
   return out;
 }

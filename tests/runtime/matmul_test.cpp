@@ -192,7 +192,7 @@ TEST_P(VariantTest, MatchesReference) {
   ASSERT_EQ(matmul->loaded().variant.name, options.variant);
   ASSERT_EQ(matmul->loaded().tier, *options.tier);
   const double error = run_and_compare(*matmul, GetParam());
-  EXPECT_LE(error, 1e-5) << matmul->explanation().to_string();
+  EXPECT_LE(error, 1e-5) << matmul->explanation().to_string(Explanation::Detail::EveryStep);
 }
 
 // Odd sizes, one-row and one-column products, exact tiles, and K past
@@ -230,7 +230,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, VariantTest, testing::ValuesIn(sizes()), size_na
 TEST(Auto, ChoosesTheExpectedTierAndExplainsEveryVariant) {
   REQUIRE_RUNTIME();
   Matmul matmul(runtime().context, runtime().device);
-  const std::string text = matmul.explanation().to_string();
+  const std::string text = matmul.explanation().to_string(Explanation::Detail::EveryStep);
   EXPECT_EQ(to_string(matmul.loaded().tier), env("FATCL_TEST_EXPECT_TIER")) << text;
   EXPECT_NE(text.find("chosen: " + matmul.loaded().variant.name), std::string::npos) << text;
   EXPECT_EQ(matmul.kernel(), MatmulKernel::Blocked) << text;
@@ -256,7 +256,7 @@ TEST(Auto, PtxTierLoadsOnNvidiaOnly) {
   o.variant = "matmul_tiled_TILE16";
   if (caps.is_nvidia()) {
     Matmul matmul(rt.context, rt.device, o);
-    const std::string text = matmul.explanation().to_string();
+    const std::string text = matmul.explanation().to_string(Explanation::Detail::EveryStep);
     EXPECT_EQ(matmul.loaded().tier, Tier::Ptx) << text;
     EXPECT_NE(text.find("chosen: matmul_tiled_TILE16 (ptx tier)"), std::string::npos) << text;
     EXPECT_NE(text.find("through clCreateProgramWithBinary"), std::string::npos) << text;
@@ -295,7 +295,7 @@ TEST(Auto, SelfCheckMovesPastAVariantThatComputesWrong) {
     return matmul_trial_launch(c, d, k, v);
   };
   const LoadedKernel k = load(runtime().context, runtime().device, tiled, o);
-  const std::string text = k.explanation.to_string();
+  const std::string text = k.explanation.to_string(Explanation::Detail::EveryStep);
   EXPECT_NE(k.variant.name, bad) << text;
   // Where the driver misreports CL_KERNEL_WORK_GROUP_SIZE (rusticl, NVIDIA)
   // the same trial problem already runs to settle that, and says so.
@@ -314,9 +314,10 @@ TEST(Auto, SelfCheckMovesPastAVariantThatComputesWrong) {
       std::string::npos)
       << text;
   const LoadedKernel again = load(runtime().context, runtime().device, tiled, o);
-  EXPECT_NE(again.explanation.to_string().find("remembered for this device and driver since"),
+  EXPECT_NE(again.explanation.to_string(Explanation::Detail::EveryStep)
+                .find("remembered for this device and driver since"),
             std::string::npos)
-      << again.explanation.to_string();
+      << again.explanation.to_string(Explanation::Detail::EveryStep);
 }
 
 TEST(Auto, BadInputsAreRefusedWithTheirCause) {
@@ -348,7 +349,8 @@ TEST(Auto, EachFamilyLoadsAndComputes) {
     o.kernel = k;
     Matmul matmul(runtime().context, runtime().device, o);
     EXPECT_EQ(matmul.kernel(), k);
-    EXPECT_LE(run_and_compare(matmul, {45, 67, 33}), 1e-5) << matmul.explanation().to_string();
+    EXPECT_LE(run_and_compare(matmul, {45, 67, 33}), 1e-5)
+        << matmul.explanation().to_string(Explanation::Detail::EveryStep);
   }
 }
 
@@ -384,7 +386,7 @@ TEST(Auto, FailedTrialLaunchMovesDownTheChain) {
     EXPECT_NE(s.reason.find("the trial launch failed: refused by the test"), std::string::npos)
         << s.reason;
   }
-  EXPECT_EQ(failed, calls) << k.explanation.to_string();
+  EXPECT_EQ(failed, calls) << k.explanation.to_string(Explanation::Detail::EveryStep);
   if (env("FATCL_TEST_MISREPORTS") == "1") {
     EXPECT_GT(calls, 0) << "this driver was expected to under-report CL_KERNEL_WORK_GROUP_SIZE";
   }
@@ -399,7 +401,7 @@ TEST(Auto, FamilyWithoutTrialLoadsThroughTheQuirkTable) {
   LoadOptions options;
   options.variant = "matmul_tiled_TILE32";
   LoadedKernel k = load(runtime().context, runtime().device, plain, options);
-  const std::string text = k.explanation.to_string();
+  const std::string text = k.explanation.to_string(Explanation::Detail::EveryStep);
   if (env("FATCL_TEST_MISREPORTS") == "1") {
     EXPECT_NE(text.find("a known quirk of this driver, so the device limit is used"),
               std::string::npos)
@@ -501,7 +503,7 @@ TEST(Auto, UnusablePrecompiledTiersFallBackToTheSameVariantsSource) {
   options.variant = "matmul_tiled_TILE16";
   options.trial = matmul_trial_launch;
   LoadedKernel k = load(runtime().context, runtime().device, broken, options);
-  const std::string text = k.explanation.to_string();
+  const std::string text = k.explanation.to_string(Explanation::Detail::EveryStep);
   EXPECT_EQ(k.variant.name, "matmul_tiled_TILE16") << text;
   EXPECT_EQ(k.tier, Tier::Source) << text;
   const Step* spirv = nullptr;
@@ -579,7 +581,7 @@ TEST(Auto, TuningEntriesChoosePerShape) {
   const LoadedKernel& b = matmul.loaded_for(skinny.m, skinny.n, skinny.k);
   for (const auto& [k, want, shape] :
        {std::tuple{&a, fit[1], "64x64x64"}, std::tuple{&b, fit[2], "8x512x64"}}) {
-    const std::string text = k->explanation.to_string();
+    const std::string text = k->explanation.to_string(Explanation::Detail::EveryStep);
     EXPECT_NE(
         text.find("tuning entry: matmul_blocked on " + runtime().device.getInfo<CL_DEVICE_NAME>()),
         std::string::npos)
@@ -630,7 +632,7 @@ TEST(Auto, RememberedBuildFailureIsNotRetried) {
   o.use_tuning = false;
   Matmul matmul(runtime().context, runtime().device, o);
   EXPECT_NE(matmul.loaded().variant.name, fit[0]->name);
-  const std::string text = matmul.explanation().to_string();
+  const std::string text = matmul.explanation().to_string(Explanation::Detail::EveryStep);
   EXPECT_NE(text.find("failed to build on this device and driver before (remembered since"),
             std::string::npos)
       << text;
@@ -653,9 +655,11 @@ TEST(Auto, TrialVerdictsAreKeptOnDisk) {
   if (first.loaded().settled_by_trial) {
     EXPECT_GE(o.store->outcome_count(), 1u);
     Matmul second(runtime().context, runtime().device, o);
-    EXPECT_NE(second.explanation().to_string().find("remembered for this device and driver since"),
+    EXPECT_NE(second.explanation()
+                  .to_string(Explanation::Detail::EveryStep)
+                  .find("remembered for this device and driver since"),
               std::string::npos)
-        << second.explanation().to_string();
+        << second.explanation().to_string(Explanation::Detail::EveryStep);
   } else {
     EXPECT_EQ(o.store->outcome_count(), 0u) << "no trial ran, so nothing to remember";
   }
@@ -691,7 +695,7 @@ TEST(Auto, TuneRanksCheckedMeasurementsAndTheLoaderFollows) {
   mo.store = store;
   Matmul tuned(runtime().context, runtime().device, mo);
   EXPECT_EQ(tuned.loaded_for(48, 80, 40).variant.name, s.entry->ranking.front().variant)
-      << tuned.loaded_for(48, 80, 40).explanation.to_string();
+      << tuned.loaded_for(48, 80, 40).explanation.to_string(Explanation::Detail::EveryStep);
   EXPECT_EQ(to_string(tuned.loaded_for(48, 80, 40).tier), s.entry->ranking.front().tier)
       << "the tier measured fastest";
   EXPECT_LE(run_and_compare(tuned, {48, 80, 40}), 1e-5);
@@ -741,7 +745,7 @@ TEST(Auto, ProgramCacheServesTheNextLoadAndSurvivesDamage) {
   {
     Matmul second(runtime().context, runtime().device, o);
     EXPECT_NE(chosen_note(second).find("loaded from the fatcl cache"), std::string::npos)
-        << second.explanation().to_string();
+        << second.explanation().to_string(Explanation::Detail::EveryStep);
     EXPECT_EQ(second.loaded().origin, ProgramOrigin::ProgramCache);
     EXPECT_LE(run_and_compare(second, {41, 33, 17}), 1e-5);
   }
@@ -762,8 +766,9 @@ TEST(Auto, ProgramCacheServesTheNextLoadAndSurvivesDamage) {
     }
     o.cache = std::make_shared<ProgramCache>(dir, 1ull << 30);
     Matmul again(runtime().context, runtime().device, o);
-    EXPECT_NE(again.explanation().to_string().find("discarded"), std::string::npos)
-        << again.explanation().to_string();
+    EXPECT_NE(again.explanation().to_string(Explanation::Detail::EveryStep).find("discarded"),
+              std::string::npos)
+        << again.explanation().to_string(Explanation::Detail::EveryStep);
     EXPECT_LE(run_and_compare(again, {37, 29, 23}), 1e-5);
   }
   std::filesystem::remove_all(dir);

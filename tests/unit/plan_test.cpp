@@ -3,6 +3,8 @@
 // empty IL string.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "error_of.hpp"
 #include "fatcl/loader.hpp"
 #include "fatcl/matmul.hpp"
@@ -197,6 +199,49 @@ TEST(Explanation, NamesEveryStep) {
   EXPECT_NE(text.find("a [spirv]"), std::string::npos) << text;
   EXPECT_NE(text.find("failed: clCreateProgramWithIL failed"), std::string::npos) << text;
   EXPECT_NE(text.find("rejected: too big"), std::string::npos) << text;
+}
+
+// The text for people gives the steps passed over for the same reason in
+// one line with their number; the chosen and failed ones and the steps of
+// another reason stay one by one, and EveryStep lists each.
+TEST(Explanation, GroupsTheStepsPassedOverForOneReason) {
+  Explanation e;
+  e.device = "dev";
+  const std::string no_il = "CL_DEVICE_IL_VERSION is empty: the driver takes no SPIR-V";
+  for (const char* v : {"a", "b", "c"}) {
+    e.steps.push_back({v, Tier::SpirV, Step::Outcome::Rejected, no_il});
+    e.steps.push_back({v, Tier::Ptx, Step::Outcome::Rejected, "PTX is taken only by NVIDIA"});
+  }
+  e.steps.push_back({"a", Tier::Source, Step::Outcome::Failed, "clBuildProgram failed"});
+  e.steps.push_back({"b", Tier::Source, Step::Outcome::Chosen, "built"});
+  e.steps.push_back({"c", Tier::Source, Step::Outcome::Unneeded, "ranked below b"});
+  e.steps.push_back({"d", std::nullopt, Step::Outcome::Rejected, "needs 48 KiB"});
+  e.steps.push_back({"e", std::nullopt, Step::Outcome::Rejected, "needs 64 KiB"});
+  const std::string text = e.to_string();
+  // The lines of the steps, in order, each squeezed to single spaces.
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) {
+    if (l.rfind("  ", 0) != 0) continue;
+    std::string squeezed;
+    for (char c : l.substr(2)) {
+      if (c != ' ' || (!squeezed.empty() && squeezed.back() != ' ')) squeezed += c;
+    }
+    lines.push_back(squeezed);
+  }
+  const std::vector<std::string> want = {"3 variants [spirv] rejected: " + no_il,
+                                         "3 variants [ptx] rejected: PTX is taken only by NVIDIA",
+                                         "a [source] failed: clBuildProgram failed",
+                                         "b [source] chosen: built",
+                                         "c [source] not needed: ranked below b",
+                                         "d rejected: needs 48 KiB",
+                                         "e rejected: needs 64 KiB"};
+  EXPECT_EQ(lines, want) << text;
+  const std::string every = e.to_string(Explanation::Detail::EveryStep);
+  for (const char* v : {"  a [spirv]", "  b [spirv]", "  c [spirv]", "  c [ptx]"}) {
+    EXPECT_NE(every.find(v), std::string::npos) << v << "\n" << every;
+  }
+  EXPECT_EQ(every.find("variants"), std::string::npos) << every;
 }
 
 // A family's own ranking orders the chain; without one, the manifest's order.

@@ -32,6 +32,7 @@ struct DemoOptions {
   std::string tier;        // force a tier
   bool clblast = true;
   bool json = false;
+  std::string explain = "grouped";  // or "all": a line for every (variant, tier)
 };
 
 int run_demo(const DemoOptions& options) {
@@ -68,11 +69,15 @@ int run_demo(const DemoOptions& options) {
   double load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
           .count();
-  say("\nfatcl's choice (loaded in %.0f ms):\n%s", load_ms, choice.explanation.to_string().c_str());
-  report["choice"] = {{"variant", choice.variant.name},
-                      {"tier", to_string(choice.tier)},
-                      {"load_ms", load_ms},
-                      {"explanation", choice.explanation.to_string()}};
+  const Explanation::Detail detail =
+      options.explain == "all" ? Explanation::Detail::EveryStep : Explanation::Detail::Grouped;
+  say("\nfatcl's choice (loaded in %.0f ms):\n%s", load_ms,
+      choice.explanation.to_string(detail).c_str());
+  report["choice"] = {
+      {"variant", choice.variant.name},
+      {"tier", to_string(choice.tier)},
+      {"load_ms", load_ms},
+      {"explanation", choice.explanation.to_string(Explanation::Detail::EveryStep)}};
   MatmulOptions naive_options;
   naive_options.kernel = MatmulKernel::Naive;
   Matmul naive(context, device, naive_options);
@@ -198,7 +203,12 @@ VerbRun add_demo(CLI::App& app) {
   d->add_option("--platform", o->platform, "substring of the platform name");
   add_whole_number(d, "--device", o->device, 0, 65535, "device index within the platform");
   d->add_option("--variant", o->variant, "force a variant, e.g. matmul_tiled_TILE16");
-  d->add_option("--tier", o->tier, "force a tier: spirv or source");
+  d->add_option("--tier", o->tier, "force a tier: spirv, ptx or source");
+  d->add_option("--explain", o->explain,
+                "grouped: one line per reason for the (variant, tier) pairs passed over, with "
+                "their number; all: a line for each")
+      ->check(CLI::IsMember({"grouped", "all"}))
+      ->capture_default_str();
   d->add_flag("!--no-clblast", o->clblast, "do not time CLBlast");
   d->add_flag("--json", o->json, "print the results as one JSON document");
   return [o, size, size_option] {

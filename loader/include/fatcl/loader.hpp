@@ -158,8 +158,14 @@ struct Explanation {
   std::vector<std::string> notes;   // what the stores reported: entries discarded, writes failed
   std::vector<std::string> quirks;  // known driver quirks that apply, and what fatcl does
   std::vector<Step> steps;
-  // Multi-line text: the device, the choice, then every step with its reason.
-  std::string to_string() const;
+  // How much of the steps the text shows: Grouped lists the chosen and the
+  // failed steps one by one and gives the others (not needed, rejected) one
+  // line per tier, outcome and reason with the number of variants ("36
+  // variants [ptx]  rejected: PTX is taken only by NVIDIA's OpenCL; ...");
+  // EveryStep lists each step on its own line.
+  enum class Detail { Grouped, EveryStep };
+  // Multi-line text: the device, the choice, then the steps with their reasons.
+  std::string to_string(Detail detail = Detail::Grouped) const;
 };
 
 // A trial launch settles a variant whose driver reports a smaller
