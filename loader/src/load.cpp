@@ -143,7 +143,6 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
         raw = cached;
         from_cache = true;
         cache_file = cache.path_of(cache_key).string();
-        how = "program binary (" + std::to_string(size) + " B) from the fatcl cache " + cache_file;
       } else {
         why = "cache entry " + cache.path_of(cache_key).string() +
               " discarded: the driver refused the binary (" +
