@@ -13,8 +13,9 @@
 #include <sstream>
 #include <thread>
 
+#include "fatcl/detail/atomic_file.hpp"
+#include "fatcl/detail/process.hpp"
 #include "fatcl/error.hpp"
-#include "fatcl/process.hpp"
 #include "ptx.hpp"
 
 namespace fs = std::filesystem;
@@ -117,10 +118,6 @@ std::string raw_string(const std::string& text, const std::string& what) {
   return "R\"" + delim + "(" + text + ")" + delim + "\"";
 }
 
-void write_text_atomic(const fs::path& path, const std::string& text) {
-  write_file_atomic(path, text.data(), text.size());
-}
-
 }  // namespace
 
 std::map<std::string, std::string> Toolchain::versions() const {
@@ -178,7 +175,7 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
     // clang picks the language by the extension: the copy always ends in .cl.
     fs::path cl = dir / request.source.filename();
     if (cl.extension() != ".cl") cl += ".cl";
-    write_text_atomic(cl, source);
+    detail::write_file_atomic(cl, source);
 
     std::vector<std::string> clang{toolchain.clang};
     clang.insert(clang.end(), kClangFlags.begin(), kClangFlags.end());
@@ -334,15 +331,17 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
   }
   for (std::size_t i = 0; i < m.variants.size(); ++i) {
     const auto& words = input.variants[i].spirv;
-    write_file_atomic(out_dir / m.variants[i].spirv_file, words.data(), words.size() * 4);
+    detail::write_file_atomic(
+        out_dir / m.variants[i].spirv_file,
+        std::string_view(reinterpret_cast<const char*>(words.data()), words.size() * 4));
     if (m.variants[i].ptx) {
       const std::string& ptx = input.variants[i].ptx;
-      write_file_atomic(out_dir / m.variants[i].ptx->file, ptx.data(), ptx.size());
+      detail::write_file_atomic(out_dir / m.variants[i].ptx->file, ptx);
     }
   }
-  write_text_atomic(out_dir / (m.family + ".hpp"), header);
-  write_text_atomic(out_dir / (m.family + ".embed.cpp"), cpp);
-  write_text_atomic(out_dir / "manifest.json", manifest_json);
+  detail::write_file_atomic(out_dir / (m.family + ".hpp"), header);
+  detail::write_file_atomic(out_dir / (m.family + ".embed.cpp"), cpp);
+  detail::write_file_atomic(out_dir / "manifest.json", manifest_json);
   // Modules of variants the grid no longer has would make the folder
   // disagree with its manifest (fatcl validate reports them).
   std::set<std::string> listed;
@@ -380,22 +379,6 @@ std::vector<std::uint32_t> read_spirv(const fs::path& path) {
   std::vector<std::uint32_t> words(bytes.size() / 4);
   std::copy(bytes.begin(), bytes.end(), reinterpret_cast<char*>(words.data()));
   return words;
-}
-
-void write_file_atomic(const fs::path& path, const void* data, std::size_t size) {
-  fs::path tmp = path;
-  tmp += ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write " + tmp.string());
-    out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-    if (!out.flush()) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw Error("cannot write " + path.string() + " (disk full?)");
-    }
-  }
-  fs::rename(tmp, path);
 }
 
 }  // namespace fatcl

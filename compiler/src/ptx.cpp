@@ -7,7 +7,7 @@
 #include <regex>
 
 #include "fatcl/error.hpp"
-#include "fatcl/process.hpp"
+#include "fatcl/detail/process.hpp"
 
 namespace fs = std::filesystem;
 

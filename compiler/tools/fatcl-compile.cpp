@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "fatcl/compiler.hpp"
+#include "fatcl/detail/atomic_file.hpp"
 #include "fatcl/error.hpp"
 
 namespace fs = std::filesystem;
@@ -116,7 +117,7 @@ int main(int argc, char** argv) {
         std::string deps = escape_make(fs::absolute(out_dir / "manifest.json").string()) + ":";
         for (const fs::path& in : f.inputs) deps += " " + escape_make(fs::absolute(in).string());
         deps += "\n";
-        fatcl::write_file_atomic(depfile, deps.data(), deps.size());
+        fatcl::detail::write_file_atomic(depfile, deps);
       }
       std::printf("fatcl-compile: %s: %zu variants compiled, validated and bundled in %s",
                   f.manifest.family.c_str(), f.manifest.variants.size(), out_dir.string().c_str());

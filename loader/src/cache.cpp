@@ -13,7 +13,7 @@
 #include <sstream>
 #include <vector>
 
-#include "atomic_file.hpp"
+#include "fatcl/detail/atomic_file.hpp"
 #include "environment.hpp"
 #include "fatcl/error.hpp"
 

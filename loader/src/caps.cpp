@@ -28,19 +28,6 @@ T device_value(const cl::Device& device, cl_device_info what, const char* name) 
   return value;
 }
 
-// A decimal number of at most 4 digits at the start of `text`; -1 if none.
-int small_number(std::string_view& text) {
-  int value = 0;
-  std::size_t digits = 0;
-  while (digits < text.size() && digits < 5 && text[digits] >= '0' && text[digits] <= '9') {
-    value = value * 10 + (text[digits] - '0');
-    ++digits;
-  }
-  if (digits == 0 || digits > 4) return -1;
-  text.remove_prefix(digits);
-  return value;
-}
-
 // "1.2" -> 102; "" or malformed -> -1 (no sscanf: an out-of-range %d is
 // undefined behaviour, and these strings come from drivers).
 int version_number(std::string_view text) {
@@ -50,37 +37,6 @@ int version_number(std::string_view text) {
 }
 
 }  // namespace
-
-bool parse_version(std::string_view text, int* major, int* minor) {
-  const int a = small_number(text);
-  if (a < 0 || text.empty() || text[0] != '.') return false;
-  text.remove_prefix(1);
-  const int b = small_number(text);
-  if (b < 0) return false;
-  *major = a;
-  *minor = b;
-  return true;
-}
-
-bool parse_opencl_version(std::string_view text, int* major, int* minor) {
-  const std::string_view prefix = "OpenCL ";
-  if (text.substr(0, prefix.size()) != prefix) return false;
-  text.remove_prefix(prefix.size());
-  return parse_version(text, major, minor);
-}
-
-std::optional<std::uint64_t> parse_whole_number(std::string_view text, std::uint64_t lo,
-                                                std::uint64_t hi) {
-  // At most 19 digits: every such number fits in 64 bits.
-  if (text.empty() || text.size() > 19) return std::nullopt;
-  std::uint64_t v = 0;
-  for (char c : text) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-    v = v * 10 + std::uint64_t(c - '0');
-  }
-  if (v < lo || v > hi) return std::nullopt;
-  return v;
-}
 
 DeviceCaps DeviceCaps::query(const cl::Device& device) {
   DeviceCaps caps;

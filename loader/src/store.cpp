@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "atomic_file.hpp"
+#include "fatcl/detail/atomic_file.hpp"
 #include "shipped_tuning.hpp"
 
 namespace fatcl {

@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "../unit/test_manifests.hpp"
+#include "test_manifests.hpp"
 #include "fatcl/error.hpp"
 #include "fatcl/loader.hpp"
 #include "fatcl/matmul.hpp"

@@ -15,7 +15,7 @@
 
 #include "fatcl/cache.hpp"
 #include "fatcl/matmul.hpp"
-#include "fatcl/process.hpp"
+#include "fatcl/detail/process.hpp"
 
 namespace fatcl::tool {
 namespace {

@@ -213,9 +213,8 @@ struct ValidationReport {
 };
 ValidationReport validate_paths(const std::vector<std::filesystem::path>& paths);
 
-// Reads/writes files whole; write_file_atomic renames a temporary into place.
+// Read files whole (writes go through core's atomic writer).
 std::vector<std::uint32_t> read_spirv(const std::filesystem::path& path);
 std::string read_text(const std::filesystem::path& path);
-void write_file_atomic(const std::filesystem::path& path, const void* data, std::size_t size);
 
 }  // namespace fatcl

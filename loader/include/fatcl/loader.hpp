@@ -17,6 +17,7 @@
 #include "fatcl/error.hpp"
 #include "fatcl/manifest.hpp"
 #include "fatcl/opencl.hpp"
+#include "fatcl/text.hpp"
 
 namespace fatcl {
 
@@ -30,16 +31,6 @@ const char* to_string(Tier tier);  // "spirv" / "ptx" / "source"
 Tier parse_tier(std::string_view text);
 // Every tier, in the order the loader tries them.
 const std::vector<Tier>& all_tiers();
-
-// "<major>.<minor>" at the start of text (each at most 4 digits), as in
-// "1.2" or "SPIR-V_1.2"'s tail; false if it is not there.
-bool parse_version(std::string_view text, int* major, int* minor);
-// CL_DEVICE_VERSION's "OpenCL <major>.<minor> <anything>"; false otherwise.
-bool parse_opencl_version(std::string_view text, int* major, int* minor);
-// Digits only (no sign, space or exponent) and a value from lo to hi; none
-// otherwise. For counts and sizes given as text (options, environment).
-std::optional<std::uint64_t> parse_whole_number(std::string_view text, std::uint64_t lo,
-                                                std::uint64_t hi);
 
 // What the loader needs to know about a device. query() reads it from the
 // driver; tests fill it by hand to describe synthetic devices.

@@ -1,4 +1,4 @@
-#include "fatcl/process.hpp"
+#include "fatcl/detail/process.hpp"
 
 #include <spawn.h>
 #include <sys/wait.h>

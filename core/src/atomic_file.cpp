@@ -1,4 +1,4 @@
-#include "atomic_file.hpp"
+#include "fatcl/detail/atomic_file.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

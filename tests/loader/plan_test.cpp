@@ -7,28 +7,13 @@
 
 #include "error_of.hpp"
 #include "fatcl/loader.hpp"
-#include "fatcl/matmul.hpp"
+#include "synthetic_device.hpp"
 #include "test_manifests.hpp"
 
 namespace fatcl {
 namespace {
 
-DeviceCaps device(std::uint64_t local_kib, std::size_t max_group, int major, int minor,
-                  std::string il, bool khr_il = false) {
-  DeviceCaps caps;
-  caps.platform_name = "synthetic";
-  caps.device_name = "device";
-  caps.device_version = "OpenCL " + std::to_string(major) + "." + std::to_string(minor);
-  caps.driver_version = "1";
-  caps.cl_major = major;
-  caps.cl_minor = minor;
-  caps.il_version = std::move(il);
-  caps.khr_il_program = khr_il;
-  caps.local_mem_bytes = local_kib * 1024;
-  caps.max_work_group_size = max_group;
-  caps.max_work_item_sizes = {max_group, max_group, max_group};
-  return caps;
-}
+using test::device;
 
 // The tiled family's ranking: work-items per group, then less local memory.
 Plan tiled_plan(const Manifest& m, const DeviceCaps& caps, const LoadOptions& options = {}) {
@@ -263,42 +248,6 @@ TEST(Plan, TheFamilysRankingOrdersTheChain) {
 
 // The blocked family ranks fma() first where the device fuses it and last
 // where it would be emulated; the shape comes from the device's class.
-TEST(Plan, BlockedRankingFollowsFusedMultiplyAdd) {
-  const Family& blocked = matmul_family(MatmulKernel::Blocked);
-  DeviceCaps cpu = device(1024, 4096, 3, 0, "");
-  cpu.device_type = CL_DEVICE_TYPE_CPU;
-  auto fma_of = [](const Candidate& c) {
-    for (const auto& [k, v] : c.variant->params) {
-      if (k == "FMA") return v;
-    }
-    return -1LL;
-  };
-  for (bool fused : {true, false}) {
-    SCOPED_TRACE(fused ? "fused" : "not fused");
-    cpu.fused_multiply_add = fused;
-    const Plan p = plan(blocked.manifest(), cpu, {}, blocked.description().ranking);
-    ASSERT_FALSE(p.chain.empty());
-    EXPECT_EQ(p.chain.front().variant->name,
-              std::string("matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_"
-                          "PF0_FMA") +
-                  (fused ? "1" : "0"));
-    if (!fused) {
-      bool seen_fma = false;
-      for (const Candidate& c : p.chain) {
-        if (fma_of(c) == 1) seen_fma = true;
-        EXPECT_FALSE(seen_fma && fma_of(c) == 0) << c.variant->name << " after an fma() variant";
-      }
-    }
-  }
-  DeviceCaps gpu = device(48, 1024, 3, 0, "");
-  gpu.device_type = CL_DEVICE_TYPE_GPU;
-  gpu.fused_multiply_add = true;
-  const Plan p = plan(blocked.manifest(), gpu, {}, blocked.description().ranking);
-  ASSERT_FALSE(p.chain.empty());
-  EXPECT_EQ(p.chain.front().variant->name,
-            "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0");
-}
-
 // NO_SOURCE: the source tier is refused with its reason; a device without
 // SPIR-V intake has nothing to try, and the manifest keeps the flag.
 TEST(Plan, NoSourceBundlesOfferOnlyPrecompiledTiers) {
@@ -361,103 +310,6 @@ TEST(Plan, PtxTierIsOfferedOnNvidiaOnly) {
   EXPECT_EQ(chain_names(tiled_plan(m, nvidia, only)),
             (std::vector<std::string>{"matmul_tiled_TILE16/ptx"}));
   EXPECT_THROW(parse_tier("cubin"), Error);
-}
-
-// The known-quirk table: rows by platform, device and driver version, none
-// for an unknown driver.
-std::vector<std::string> quirk_ids(const DeviceCaps& caps) {
-  std::vector<std::string> ids;
-  for (const DriverQuirk& q : driver_quirks(caps)) ids.push_back(q.id);
-  return ids;
-}
-bool has_id(const std::vector<std::string>& ids, const std::string& id) {
-  return std::find(ids.begin(), ids.end(), id) != ids.end();
-}
-
-TEST(Quirks, RowsApplyByPlatformDeviceAndDriverVersion) {
-  DeviceCaps caps = device(64, 1024, 3, 0, "");
-  EXPECT_TRUE(driver_quirks(caps).empty());
-
-  caps.platform_name = "rusticl";
-  caps.device_name = "llvmpipe (LLVM 15.0.6, 256 bits)";
-  caps.driver_version = "22.3.6";
-  std::vector<std::string> ids = quirk_ids(caps);
-  EXPECT_TRUE(has_id(ids, "loop-limit-65536"));
-  EXPECT_TRUE(has_id(ids, "misreported-kernel-work-group-size"));
-  EXPECT_TRUE(has_id(ids, "zero-profiling-timestamps"));
-  for (const DriverQuirk& q : driver_quirks(caps)) {
-    if (q.id == "misreported-kernel-work-group-size") {
-      EXPECT_EQ(q.versions, "22.3 and later, measured on Mesa 22.3.6");
-    }
-  }
-  // A rusticl older than the first one measured: only llvmpipe's loop
-  // limit, which every Mesa release has.
-  caps.driver_version = "22.2.0";
-  EXPECT_EQ(quirk_ids(caps), std::vector<std::string>{"loop-limit-65536"});
-  // Later releases keep the rows until one is known to be fixed.
-  caps.driver_version = "24.0.1";
-  EXPECT_TRUE(has_id(quirk_ids(caps), "misreported-kernel-work-group-size"));
-  // An unreadable version is taken to be affected, and the row says so.
-  caps.driver_version = "git-main";
-  bool said = false;
-  for (const DriverQuirk& q : driver_quirks(caps)) {
-    if (q.id == "misreported-kernel-work-group-size") {
-      said = q.versions.find("\"git-main\" not readable, so taken to be affected") !=
-             std::string::npos;
-    }
-  }
-  EXPECT_TRUE(said);
-  EXPECT_TRUE(has_driver_quirk(caps, "misreported-kernel-work-group-size"));
-
-  // The loop limit is llvmpipe's, under Clover too; rusticl on another
-  // device does not have it.
-  caps.platform_name = "Clover";
-  caps.driver_version = "22.3.6";
-  EXPECT_EQ(quirk_ids(caps), std::vector<std::string>{"loop-limit-65536"});
-  caps.platform_name = "rusticl";
-  caps.device_name = "AMD Radeon RX 6800 (navi21, LLVM 15.0.6, DRM 3.49)";
-  ids = quirk_ids(caps);
-  EXPECT_FALSE(has_id(ids, "loop-limit-65536"));
-  EXPECT_TRUE(has_id(ids, "misreported-kernel-work-group-size"));
-
-  caps.platform_name = "NVIDIA CUDA";
-  caps.device_name = "NVIDIA H200";
-  caps.driver_version = "580.159.04";
-  EXPECT_TRUE(has_driver_quirk(caps, "misreported-kernel-work-group-size"));
-  caps.driver_version = "575.57.08";  // before the first driver measured
-  EXPECT_FALSE(has_driver_quirk(caps, "misreported-kernel-work-group-size"));
-  EXPECT_TRUE(has_driver_quirk(caps, "no-spirv-intake"));  // every version
-}
-
-// Counts and sizes given as text (options, environment variables).
-TEST(Text, WholeNumbersAreDigitsWithinTheirRange) {
-  EXPECT_EQ(parse_whole_number("512", 1, 1048575), 512u);
-  EXPECT_EQ(parse_whole_number("0", 0, 10), 0u);
-  EXPECT_EQ(parse_whole_number("18446744073709551615", 0, ~0ull), std::nullopt);  // 20 digits
-  EXPECT_EQ(parse_whole_number("9999999999999999999", 0, ~0ull), 9999999999999999999ull);
-  for (const char* bad : {"", "-1", "+5", " 5", "1e3", "0x10", "5 ", "abc"}) {
-    EXPECT_EQ(parse_whole_number(bad, 0, 100), std::nullopt) << bad;
-  }
-  EXPECT_EQ(parse_whole_number("0", 1, 10), std::nullopt);
-  EXPECT_EQ(parse_whole_number("11", 1, 10), std::nullopt);
-}
-
-TEST(Quirks, DriverVersionRangesCompareNumberByNumber) {
-  EXPECT_EQ(driver_version_in("22.3.6", "22.3", ""), true);
-  EXPECT_EQ(driver_version_in("22.3", "22.3.0", ""), true);  // missing parts read as 0
-  EXPECT_EQ(driver_version_in("22.10", "22.9", ""), true);   // numbers, not text
-  EXPECT_EQ(driver_version_in("3.1+debian", "3.0", "3.2"), true);
-  EXPECT_EQ(driver_version_in("3.2", "3.0", "3.2"), false);  // fixed_in is excluded
-  EXPECT_EQ(driver_version_in("Oclgrind 21.10", "", "21.10.1"), true);
-  EXPECT_EQ(driver_version_in("580.159.04", "580", "590"), true);
-  EXPECT_EQ(driver_version_in("590.1", "580", "590"), false);
-  EXPECT_EQ(driver_version_in("anything", "", ""), true);  // no bound, nothing to read
-  EXPECT_EQ(driver_version_in("", "1.0", ""), std::nullopt);
-  EXPECT_EQ(driver_version_in("1234567890.1", "1.0", ""), std::nullopt);
-  EXPECT_NE(test::error_of([] {
-              driver_version_in("1.0", "new", "");
-            }).find("quirk table: \"new\" is not a version"),
-            std::string::npos);
 }
 
 }  // namespace
