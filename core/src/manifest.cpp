@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "fatcl/detail/json_fields.hpp"
 #include "fatcl/error.hpp"
 
 namespace fatcl {
@@ -24,58 +25,27 @@ constexpr std::size_t kMaxGroupSide = 1 << 16;   // one side of reqd_work_group_
 constexpr std::size_t kMaxGroupItems = 1 << 20;  // their product
 constexpr std::size_t kMaxVariants = 100000;
 
-// A value from the input, quoted and cut short for a message.
-std::string shown(const std::string& text) {
-  return "\"" + (text.size() > 60
-                     ? text.substr(0, 60) + "...\" (" + std::to_string(text.size()) + " characters)"
-                     : text + "\"");
-}
+const detail::JsonFields kFields("manifest");
+
+std::string shown(const std::string& text) { return detail::JsonFields::shown(text); }
 
 [[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw Error("manifest: " + (where.empty() ? "" : where + ": ") + what);
+  kFields.fail(where, what);
 }
-
 const json& field(const json& object, const char* key, const std::string& where) {
-  auto it = object.find(key);
-  if (it == object.end()) fail(where, std::string("no field \"") + key + "\"");
-  return *it;
+  return kFields.field(object, key, where);
 }
-
 std::string text(const json& object, const char* key, const std::string& where,
                  std::size_t max = 4096) {
-  const json& value = field(object, key, where);
-  if (!value.is_string()) {
-    fail(where, std::string("field \"") + key + "\" is a " + value.type_name() + ", not a string");
-  }
-  std::string out = value.get<std::string>();
-  if (out.size() > max) {
-    fail(where, std::string("field \"") + key + "\" is " + std::to_string(out.size()) +
-                    " characters long, more than " + std::to_string(max));
-  }
-  return out;
+  return kFields.text(object, key, where, max);
 }
-
-// A whole number from 0 to max: no sign, no fraction, no wrap-around.
 std::size_t size_value(const json& value, const std::string& what, const std::string& where,
                        std::size_t max) {
-  if (value.is_number_float()) fail(where, what + " is " + value.dump() + ", not a whole number");
-  if (value.is_number_integer() && !value.is_number_unsigned()) {
-    fail(where, what + " is negative (" + value.dump() + ")");
-  }
-  if (!value.is_number_unsigned()) {
-    fail(where, what + " is a " + std::string(value.type_name()) + ", not a number");
-  }
-  const std::uint64_t n = value.get<std::uint64_t>();
-  if (n > max) {
-    fail(where, what + " is " + std::to_string(n) + ", more than the " + std::to_string(max) +
-                    " a fatcl manifest allows");
-  }
-  return static_cast<std::size_t>(n);
+  return kFields.whole(value, what, where, max);
 }
-
 std::size_t size_field(const json& object, const char* key, const std::string& where,
                        std::size_t max) {
-  return size_value(field(object, key, where), std::string("field \"") + key + "\"", where, max);
+  return kFields.whole_field(object, key, where, max);
 }
 
 std::string identifier(const json& object, const char* key, const std::string& where) {
@@ -108,14 +78,7 @@ std::string sha256_field(const json& object, const char* key, const std::string&
 }
 
 std::vector<std::string> strings(const json& object, const char* key, const std::string& where) {
-  const json& value = field(object, key, where);
-  if (!value.is_array()) fail(where, std::string("field \"") + key + "\" is not an array");
-  std::vector<std::string> out;
-  for (const json& e : value) {
-    if (!e.is_string()) fail(where, std::string("field \"") + key + "\" holds a non-string");
-    out.push_back(e.get<std::string>());
-  }
-  return out;
+  return kFields.strings(object, key, where);
 }
 
 // "1.0" .. "1.6": the SPIR-V versions there are.

@@ -65,4 +65,20 @@ cl::Device pick_device(const std::string& platform, std::size_t index) {
               " (platforms and their devices: " + seen + unopened + ")");
 }
 
+cl::Context context_for(const cl::Device& device) {
+  if (!device()) throw Error("context_for: the device is null");
+  cl_int err = CL_SUCCESS;
+  cl::Context context(device, nullptr, nullptr, nullptr, &err);
+  check_cl(err, "clCreateContext");
+  return context;
+}
+
+cl::CommandQueue queue_for(const cl::Context& context, const cl::Device& device,
+                           cl_command_queue_properties properties) {
+  cl_int err = CL_SUCCESS;
+  cl::CommandQueue queue(context, device, properties, &err);
+  check_cl(err, "clCreateCommandQueue");
+  return queue;
+}
+
 }  // namespace fatcl

@@ -36,10 +36,7 @@ Ranking tuned_ranking(const TuningEntry& entry, const Ranking& family) {
   // compiler against LLVM's PTX), so the measurement names both.
   r.tier_first = [names = entry.ranking](const Variant& v) -> std::optional<Tier> {
     for (const TunedVariant& t : names) {
-      if (t.variant != v.name) continue;
-      for (Tier tier : all_tiers()) {
-        if (t.tier == to_string(tier)) return tier;
-      }
+      if (t.variant == v.name) return t.tier;
     }
     return std::nullopt;
   };
@@ -403,7 +400,8 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
   Ranking ranking = family.description().ranking;
   Explanation explanation;
   if (options.use_tuning && options.variant.empty()) {
-    const TuningMatch match = store->find_tuning(caps, family.manifest(), options.problem);
+    const TuningMatch match = store->find_tuning(caps, family.manifest(), options.problem,
+                                                 family.description().shipped_tuning);
     explanation.tuning = match.to_string();
     if (match.entry) ranking = tuned_ranking(*match.entry, ranking);
   }

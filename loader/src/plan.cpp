@@ -14,8 +14,8 @@ Ranking Ranking::by_work_group_items() {
     return double(v.work_group_items()) - double(v.local_mem_bytes) * 1e-9;
   };
   r.rule =
-      "work-items per work-group, most first (global-memory traffic falls as 1/TILE), then "
-      "less local memory";
+      "work-items per work-group, most first (a larger group that shares its loads through "
+      "local memory reads each input fewer times), then less local memory";
   return r;
 }
 

@@ -37,7 +37,9 @@ const QuirkRow kQuirks[] = {
     {"", "llvmpipe", "", "", "rusticl, Mesa 22.3.6", "loop-limit-65536",
      "llvmpipe stops every work-item silently after 65,535 loop iterations in all, and does not "
      "unroll fatcl's inner loops",
-     "fatcl::Matmul splits K into launches of at most 256", ""},
+     "families whose loops run long ask has_driver_quirk(\"loop-limit-65536\") and split "
+     "their work into shorter launches",
+     ""},
     {"rusticl", "", "22.3", "", "Mesa 22.3.6", "misreported-kernel-local-mem-size",
      "CL_KERNEL_LOCAL_MEM_SIZE reads twice the __local bytes a kernel declares",
      "the module's own count (the manifest's local_mem_bytes) is checked against the device", ""},

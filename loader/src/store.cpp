@@ -19,7 +19,7 @@
 #include <sstream>
 
 #include "fatcl/detail/atomic_file.hpp"
-#include "shipped_tuning.hpp"
+#include "fatcl/detail/json_fields.hpp"
 
 namespace fatcl {
 namespace {
@@ -63,39 +63,22 @@ double distance(const std::vector<std::size_t>& a, const std::vector<std::size_t
   return d;
 }
 
-std::string tier_of(const std::string& text, const std::string& where) {
+// A tier as JSON writes it; names the field's place if it is none.
+Tier tier_field(const detail::JsonFields& f, const json& j, const std::string& where) {
+  const std::string text = f.text(j, "tier", where, 64);
   for (Tier t : all_tiers()) {
-    if (text == to_string(t)) return text;
+    if (text == to_string(t)) return t;
   }
-  throw Error(where + ": tier \"" + text.substr(0, 40) + "\" is none of spirv, ptx, source");
-}
-
-template <typename T>
-T field(const json& j, const char* key, const std::string& where) {
-  if (!j.is_object() || !j.contains(key)) throw Error(where + ": \"" + key + "\" is missing");
-  const json& v = j.at(key);
-  if constexpr (std::is_same_v<T, std::string>) {
-    if (!v.is_string()) throw Error(where + ": \"" + key + "\" is not a string");
-    return v.get<std::string>();
-  } else if constexpr (std::is_same_v<T, double>) {
-    if (!v.is_number()) throw Error(where + ": \"" + key + "\" is not a number");
-    const double d = v.get<double>();
-    if (!std::isfinite(d) || d < 0)
-      throw Error(where + ": \"" + key + "\" is not a finite number >= 0");
-    return d;
-  } else {
-    static_assert(std::is_same_v<T, std::size_t>);
-    if (!v.is_number_unsigned())
-      throw Error(where + ": \"" + key + "\" is not a whole number >= 0");
-    return v.get<std::size_t>();
-  }
+  f.fail(where, "tier " + detail::JsonFields::shown(text) + " is none of spirv, ptx, source");
 }
 
 json to_json(const TuningEntry& e) {
   json ranking = json::array();
   for (const TunedVariant& v : e.ranking) {
-    ranking.push_back(
-        {{"variant", v.variant}, {"sha256", v.sha256}, {"tier", v.tier}, {"gflops", v.gflops}});
+    ranking.push_back({{"variant", v.variant},
+                       {"sha256", v.sha256},
+                       {"tier", to_string(v.tier)},
+                       {"gflops", v.gflops}});
   }
   return {{"family", e.family},     {"platform", e.platform},
           {"device", e.device},     {"driver", e.driver},
@@ -104,37 +87,33 @@ json to_json(const TuningEntry& e) {
           {"ranking", ranking}};
 }
 
-TuningEntry entry_from_json(const json& j, const std::string& where) {
+TuningEntry entry_from_json(const detail::JsonFields& f, const json& j, const std::string& where) {
   TuningEntry e;
-  e.family = field<std::string>(j, "family", where);
-  e.platform = field<std::string>(j, "platform", where);
-  e.device = field<std::string>(j, "device", where);
-  e.driver = field<std::string>(j, "driver", where);
-  e.measured = field<std::string>(j, "measured", where);
-  e.fatcl_version = field<std::string>(j, "fatcl_version", where);
+  e.family = f.text(j, "family", where);
+  e.platform = f.text(j, "platform", where);
+  e.device = f.text(j, "device", where);
+  e.driver = f.text(j, "driver", where);
+  e.measured = f.text(j, "measured", where);
+  e.fatcl_version = f.text(j, "fatcl_version", where);
   const std::string at = where + " (" + e.family + " on " + e.device.substr(0, 80) + ")";
-  if (!j.contains("problem") || !j.at("problem").is_array() || j.at("problem").empty() ||
-      j.at("problem").size() > 8) {
-    throw Error(at + ": \"problem\" is not a list of 1 to 8 sizes");
+  const json& problem = f.array(j, "problem", at);
+  if (problem.empty() || problem.size() > 8)
+    f.fail(at, "\"problem\" is not a list of 1 to 8 sizes");
+  for (const json& size : problem) {
+    const std::size_t n = f.whole(size, "a size in \"problem\"", at, std::size_t(1) << 40);
+    if (n == 0) f.fail(at, "\"problem\" holds a size of 0");
+    e.problem.push_back(n);
   }
-  for (const json& s : j.at("problem")) {
-    if (!s.is_number_unsigned() || s.get<std::size_t>() == 0 ||
-        s.get<std::size_t>() > (std::size_t(1) << 40)) {
-      throw Error(at + ": \"problem\" holds a size that is not a whole number from 1 to 2^40");
-    }
-    e.problem.push_back(s.get<std::size_t>());
-  }
-  if (!j.contains("ranking") || !j.at("ranking").is_array() || j.at("ranking").empty()) {
-    throw Error(at + ": \"ranking\" is not a non-empty list");
-  }
-  for (std::size_t i = 0; i < j.at("ranking").size(); ++i) {
-    const json& r = j.at("ranking")[i];
+  const json& ranking = f.array(j, "ranking", at);
+  if (ranking.empty()) f.fail(at, "\"ranking\" is an empty list");
+  for (std::size_t i = 0; i < ranking.size(); ++i) {
+    const json& r = ranking[i];
     const std::string rw = at + " ranking[" + std::to_string(i) + "]";
     TunedVariant v;
-    v.variant = field<std::string>(r, "variant", rw);
-    v.sha256 = field<std::string>(r, "sha256", rw);
-    v.tier = tier_of(field<std::string>(r, "tier", rw), rw);
-    v.gflops = field<double>(r, "gflops", rw);
+    v.variant = f.text(r, "variant", rw);
+    v.sha256 = f.text(r, "sha256", rw);
+    v.tier = tier_field(f, r, rw);
+    v.gflops = f.measure(r, "gflops", rw);
     e.ranking.push_back(std::move(v));
   }
   return e;
@@ -305,14 +284,11 @@ std::string Store::problem() const {
   return impl_->problem;
 }
 
-const std::vector<TuningEntry>& Store::shipped() {
-  static const std::vector<TuningEntry> entries = [] {
-    std::vector<TuningEntry> tuning;
-    std::vector<std::pair<BuildKey, Outcome>> outcomes;
-    parse(std::string(detail::kShippedTuning), "shipped with fatcl", &tuning, &outcomes);
-    return tuning;
-  }();
-  return entries;
+std::vector<TuningEntry> parse_tuning_entries(std::string_view text, const std::string& origin) {
+  std::vector<TuningEntry> tuning;
+  std::vector<std::pair<BuildKey, Outcome>> outcomes;
+  Store::parse(std::string(text), origin, &tuning, &outcomes);
+  return tuning;
 }
 
 void Store::parse(const std::string& text, const std::string& origin,
@@ -325,48 +301,49 @@ void Store::parse(const std::string& text, const std::string& origin,
     throw Error("tuning database " + origin + " is not JSON (" +
                 std::string(e.what()).substr(0, 200) + ")");
   }
-  const std::string where = "tuning database " + origin;
+  const detail::JsonFields f("tuning database " + origin);
   if (!j.is_object() || !j.contains("format") || j.at("format") != kFormat) {
-    throw Error(where + " is not a fatcl store (no \"format\": \"" + kFormat + "\")");
+    throw Error("tuning database " + origin + " is not a fatcl store (no \"format\": \"" + kFormat +
+                "\")");
   }
-  const std::size_t version = field<std::size_t>(j, "version", where);
+  const std::size_t version = f.whole_field(j, "version", "", 1u << 20);
   if (version != kFormatVersion) {
-    throw Error(where + " has format version " + std::to_string(version) + "; this fatcl reads " +
-                std::to_string(kFormatVersion));
+    throw Error("tuning database " + origin + " has format version " + std::to_string(version) +
+                "; this fatcl reads " + std::to_string(kFormatVersion));
   }
   if (j.contains("tuning")) {
-    if (!j.at("tuning").is_array()) throw Error(where + ": \"tuning\" is not a list");
-    for (std::size_t i = 0; i < j.at("tuning").size(); ++i) {
-      TuningEntry e =
-          entry_from_json(j.at("tuning")[i], where + " tuning[" + std::to_string(i) + "]");
+    const json& list = f.array(j, "tuning", "");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      TuningEntry e = entry_from_json(f, list[i], "tuning[" + std::to_string(i) + "]");
       e.origin = origin;
       tuning->push_back(std::move(e));
     }
   }
   if (j.contains("outcomes")) {
-    if (!j.at("outcomes").is_array()) throw Error(where + ": \"outcomes\" is not a list");
-    for (std::size_t i = 0; i < j.at("outcomes").size(); ++i) {
-      const json& o = j.at("outcomes")[i];
-      const std::string ow = where + " outcomes[" + std::to_string(i) + "]";
+    const json& list = f.array(j, "outcomes", "");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const json& o = list[i];
+      const std::string ow = "outcomes[" + std::to_string(i) + "]";
       BuildKey k;
-      k.device = field<std::string>(o, "device", ow);
-      k.built = field<std::string>(o, "built", ow);
-      k.tier = parse_tier(tier_of(field<std::string>(o, "tier", ow), ow));
+      k.device = f.text(o, "device", ow);
+      k.built = f.text(o, "built", ow);
+      k.tier = tier_field(f, o, ow);
       Outcome out;
-      const std::string kind = field<std::string>(o, "kind", ow);
+      const std::string kind = f.text(o, "kind", ow, 64);
       if (kind != "trial" && kind != "build") {
-        throw Error(ow + ": kind \"" + kind.substr(0, 40) + "\" is neither trial nor build");
+        f.fail(ow, "kind " + detail::JsonFields::shown(kind) + " is neither trial nor build");
       }
       out.kind = kind == "trial" ? Outcome::Kind::Trial : Outcome::Kind::Build;
-      out.verdict = field<std::string>(o, "verdict", ow);
-      out.date = field<std::string>(o, "date", ow);
+      out.verdict = f.text(o, "verdict", ow);
+      out.date = f.text(o, "date", ow);
       outcomes->emplace_back(std::move(k), std::move(out));
     }
   }
 }
 
 TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
-                               const std::vector<std::size_t>& problem) const {
+                               const std::vector<std::size_t>& problem,
+                               const std::vector<TuningEntry>& shipped) const {
   TuningMatch match;
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (!impl_->problem.empty()) {
@@ -375,7 +352,7 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
   }
   std::vector<const TuningEntry*> all;
   for (const TuningEntry& e : impl_->tuning) all.push_back(&e);
-  for (const TuningEntry& e : shipped()) all.push_back(&e);
+  for (const TuningEntry& e : shipped) all.push_back(&e);
   double best = 0;
   for (const TuningEntry* e : all) {
     if (e->family != family.family || e->platform != caps.platform_name ||
@@ -396,10 +373,9 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
       }
       if (!v) {
         changed = "variant " + t.variant + " is no longer in the family";
-      } else if (const std::string now = tier_sha256(family, *v, parse_tier(t.tier));
-                 now != t.sha256) {
-        changed = "the " + t.tier + " code of " + t.variant + " changed since (SHA-256 " +
-                  t.sha256.substr(0, 12) + "..., now " +
+      } else if (const std::string now = tier_sha256(family, *v, t.tier); now != t.sha256) {
+        changed = std::string("the ") + to_string(t.tier) + " code of " + t.variant +
+                  " changed since (SHA-256 " + t.sha256.substr(0, 12) + "..., now " +
                   (now.empty() ? "none" : now.substr(0, 12)) + "...)";
       }
       if (!changed.empty()) break;

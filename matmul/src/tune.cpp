@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "fatcl/detail/format.hpp"
 #include "measure.hpp"
 
 namespace fatcl {
@@ -17,12 +18,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 // How far apart two variants are: the sum over parameters of the log2
@@ -126,7 +121,7 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
     TuneShapeResult result;
     result.shape = s;
     result.candidates = ranked.size();
-    const detail::Problem p = detail::make_problem(context, s, rng);
+    const MatmulProblem p = make_matmul_problem(context, s.m, s.n, s.k, MatmulInputs::Random, &rng);
     const double flop = 2.0 * double(s.m) * double(s.n) * double(s.k);
     const bool single_launch = s.k <= matmul_k_per_launch(caps);
     // One launch: its event's time where the driver's timestamps are real,
@@ -190,12 +185,12 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
       const Clock::time_point t0 = Clock::now();
       TuneMeasurement m;
       m.variant = v->variant->name;
-      m.tier = to_string(v->tier);
+      m.tier = v->tier;
       Matmul* mm = matmul_of(*v);
       if (!mm) {
         m.failure = load_failure[v->key];
       } else {
-        m.tier = to_string(mm->loaded().tier);
+        m.tier = mm->loaded().tier;
         BenchResult r;
         auto run = [&] {
           mm->enqueue(queue, p.a, p.b, p.c, s.m, s.n, s.k);
@@ -207,7 +202,8 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
           m.relative_error = r.relative_error;
           m.ok = r.ok;
           if (!r.ok)
-            m.failure = "wrong result (relative error " + fmt("%.1e", r.relative_error) + ")";
+            m.failure =
+                "wrong result (relative error " + detail::format("%.1e", r.relative_error) + ")";
           try {
             launch_ms(*mm);  // warm-up beyond the checked launch (caches, thread pools)
             std::vector<double> ms;
@@ -232,14 +228,15 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
         const double left = std::max(0.0, std::min(shape_deadline - seconds_since(start),
                                                    spent_measuring / double(measured_total) *
                                                        double(ranked.size() - done.size())));
-        options.progress("[" + std::to_string(done.size()) + "/" + std::to_string(ranked.size()) +
-                         "] " + s.label() + ": " + v->key + " " +
-                         (m.failure.empty() ? fmt("%.1f GFLOP/s", m.gflops)
-                                            : "failed: " + m.failure.substr(0, 80)) +
-                         "; best " +
-                         (best ? fmt("%.1f", best_gflops) + " (" + best->key + ")" : "none") +
-                         "; " + fmt("%.1f s", seconds_since(start)) + " elapsed, ~" +
-                         fmt("%.0f s", left) + " left for this size");
+        options.progress(
+            "[" + std::to_string(done.size()) + "/" + std::to_string(ranked.size()) + "] " +
+            s.label() + ": " + v->key + " " +
+            (m.failure.empty() ? detail::format("%.1f GFLOP/s", m.gflops)
+                               : "failed: " + m.failure.substr(0, 80)) +
+            "; best " +
+            (best ? detail::format("%.1f", best_gflops) + " (" + best->key + ")" : "none") + "; " +
+            detail::format("%.1f s", seconds_since(start)) + " elapsed, ~" +
+            detail::format("%.0f s", left) + " left for this size");
       }
     }
     result.exhaustive = done.size() == ranked.size();
@@ -259,7 +256,8 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
       try {
         for (int i = 0; i < 2 * reps; ++i) {
           for (std::size_t l = 0; l < leaders.size(); ++l) {
-            ms[l].push_back(launch_ms(*built.at(leaders[l]->variant + "/" + leaders[l]->tier)));
+            ms[l].push_back(
+                launch_ms(*built.at(leaders[l]->variant + "/" + to_string(leaders[l]->tier))));
           }
         }
         for (std::size_t l = 0; l < leaders.size(); ++l) {
@@ -293,8 +291,8 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
       e.fatcl_version = fatcl_version();
       for (const TuneMeasurement* m : good) {
         const Variant& v = family.manifest().variant(m->variant);
-        e.ranking.push_back({m->variant, tier_sha256(family.manifest(), v, parse_tier(m->tier)),
-                             m->tier, m->gflops});
+        e.ranking.push_back(
+            {m->variant, tier_sha256(family.manifest(), v, m->tier), m->tier, m->gflops});
       }
       result.entry = std::move(e);
     }
@@ -326,13 +324,12 @@ std::string TuneReport::to_text() const {
         out += "  " + m->variant + ": " + m->failure.substr(0, 200) + "\n";
         continue;
       }
-      char line[256];
-      std::snprintf(line, sizeof line, "  %-82s %-6s %9.3f ms %9.1f GFLOP/s\n", m->variant.c_str(),
-                    m->tier.c_str(), m->ms, m->gflops);
-      out += line;
+      out += detail::format("  %-82s %-6s %9.3f ms %9.1f GFLOP/s\n", m->variant.c_str(),
+                            to_string(m->tier), m->ms, m->gflops);
     }
   }
-  out += "\n" + fmt("%.1f", seconds) + " s" + (interrupted ? " (interrupted)" : "") + "\n";
+  out +=
+      "\n" + detail::format("%.1f", seconds) + " s" + (interrupted ? " (interrupted)" : "") + "\n";
   return out;
 }
 
@@ -351,7 +348,7 @@ std::string TuneReport::to_json() const {
                   {"measured", json::array()}};
     for (const TuneMeasurement& m : s.measured) {
       shape["measured"].push_back({{"variant", m.variant},
-                                   {"tier", m.tier},
+                                   {"tier", to_string(m.tier)},
                                    {"ms", m.ms},
                                    {"gflops", m.gflops},
                                    {"ok", m.ok},

@@ -29,7 +29,7 @@ TEST(Manifest, BadInputNamesTheCause) {
   std::string text = test::tiled_manifest({8}).dump();
   std::string no_kernel = text;
   no_kernel.replace(no_kernel.find("\"kernel\""), 8, "\"kernal\"");
-  EXPECT_NE(error_of([&] { Manifest::parse(no_kernel); }).find("no field \"kernel\""),
+  EXPECT_NE(error_of([&] { Manifest::parse(no_kernel); }).find("field \"kernel\" is missing"),
             std::string::npos);
   std::string bad_size = text;
   bad_size.replace(bad_size.find("\"local_mem_bytes\": 576"), 22, "\"local_mem_bytes\": \"x\"");

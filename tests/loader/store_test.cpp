@@ -11,8 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "fatcl/matmul.hpp"
-#include "fatcl/tune.hpp"
+#include "error_of.hpp"
 #include "temp_dir.hpp"
 #include "test_manifests.hpp"
 
@@ -45,7 +44,7 @@ TuningEntry entry(const Manifest& m, std::vector<std::size_t> problem, const std
   e.measured = "2026-11-30T12:00:00Z";
   e.fatcl_version = fatcl_version();
   for (const std::string& name : {first, second}) {
-    e.ranking.push_back({name, tier_sha256(m, m.variant(name), Tier::Source), "source", 1000});
+    e.ranking.push_back({name, tier_sha256(m, m.variant(name), Tier::Source), Tier::Source, 1000});
   }
   return e;
 }
@@ -110,7 +109,7 @@ TEST(Store, AnotherDriverOrChangedCodeArePassedOverWithTheReason) {
   Manifest n = test::tiled_manifest({4, 8, 16, 32});
   TuningEntry spirv = entry(n, {1024, 1024, 1024}, "matmul_tiled_TILE16", "matmul_tiled_TILE8");
   for (TunedVariant& t : spirv.ranking) {
-    t.tier = "spirv";
+    t.tier = Tier::SpirV;
     t.sha256 = n.variant(t.variant).sha256;
   }
   store.put_tuning(spirv);
@@ -231,11 +230,11 @@ TEST(Store, CorruptForeignOrFutureFilesAreLeftAsFoundWithTheReason) {
       {"{\"format\": \"clblast-db\"}", "is not a fatcl store"},
       {"{\"format\": \"fatcl-store\", \"version\": 7}", "has format version 7; this fatcl reads 1"},
       {"{\"format\": \"fatcl-store\", \"version\": 1, \"tuning\": [{\"family\": 3}]}",
-       "\"family\" is not a string"},
+       "tuning[0]: field \"family\" is a number, not a string"},
       {"{\"format\": \"fatcl-store\", \"version\": 1, \"tuning\": [{\"family\": \"f\", "
        "\"platform\": \"p\", \"device\": \"d\", \"driver\": \"1\", \"measured\": \"t\", "
        "\"fatcl_version\": \"0\", \"problem\": [0], \"ranking\": []}]}",
-       "\"problem\" holds a size that is not a whole number"},
+       "\"problem\" holds a size of 0"},
       {"{\"format\": \"fatcl-store\", \"version\": 1, \"outcomes\": [{\"device\": \"d\", "
        "\"built\": \"b\", \"tier\": \"cubin\", \"kind\": \"trial\", \"verdict\": \"\", \"date\": "
        "\"t\"}]}",
@@ -295,48 +294,55 @@ TEST(Store, AKilledWriterLeavesAReadableFile) {
   }
 }
 
-// The shipped entries name the bundled modules as they are: a kernel or
-// toolchain change that rebuilds them must come with new measurements
-// (tools/ship-tuning.py), else the loader would pass the entries over.
-TEST(Store, ShippedEntriesMatchTheBundledModules) {
-  ASSERT_FALSE(Store::shipped().empty());
-  const Manifest& blocked = matmul_family(MatmulKernel::Blocked).manifest();
-  for (const TuningEntry& e : Store::shipped()) {
-    SCOPED_TRACE(e.describe());
-    EXPECT_EQ(e.origin, "shipped with fatcl");
-    EXPECT_EQ(e.family, blocked.family);
-    ASSERT_FALSE(e.ranking.empty());
-    for (const TunedVariant& t : e.ranking) {
-      bool found = false;
-      for (const Variant& v : blocked.variants) {
-        if (v.name == t.variant) {
-          found = true;
-          EXPECT_EQ(tier_sha256(blocked, v, parse_tier(t.tier)), t.sha256) << t.variant;
-        }
-      }
-      EXPECT_TRUE(found) << t.variant;
-    }
-  }
+// A family's own entries (FamilyDescription::shipped_tuning) answer where
+// the file has none, and the file's entry for the same class wins.
+TEST(Store, TheFamilysShippedEntriesComeAfterTheFilesOwn) {
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  std::vector<TuningEntry> shipped = {
+      entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4")};
+  shipped.front().origin = "shipped with the family";
+  Store store;
+  EXPECT_FALSE(store.find_tuning(h200(), m, {1024, 1024, 1024}).entry);
+  const TuningMatch from_family = store.find_tuning(h200(), m, {1024, 1024, 1024}, shipped);
+  ASSERT_TRUE(from_family.entry);
+  EXPECT_EQ(from_family.entry, &shipped.front());
+  EXPECT_NE(from_family.to_string().find("(shipped with the family)"), std::string::npos)
+      << from_family.to_string();
+  store.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE32", "matmul_tiled_TILE4"));
+  const TuningMatch own = store.find_tuning(h200(), m, {1024, 1024, 1024}, shipped);
+  ASSERT_TRUE(own.entry);
+  EXPECT_EQ(own.entry->ranking.front().variant, "matmul_tiled_TILE32");
+}
+
+// A family reads its entries from a store document it embeds.
+TEST(Store, AFamilyParsesItsShippedEntries) {
+  Store store;
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  store.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE16", "matmul_tiled_TILE4"));
+  TempDir dir;
+  Store file(dir.path / "tuning.json");
+  file.put_tuning(store.tuning().front());
+  file.save();
+  std::ifstream in(dir.path / "tuning.json");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<TuningEntry> entries = parse_tuning_entries(text, "shipped with the family");
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries.front().origin, "shipped with the family");
+  EXPECT_EQ(entries.front().ranking.front().tier, Tier::Source);
+  EXPECT_NE(test::error_of([] {
+              parse_tuning_entries(
+                  "{\"format\": \"fatcl-store\", \"version\": 1, "
+                  "\"tuning\": [{\"family\": 3}]}",
+                  "family x");
+            })
+                .find("tuning database family x: tuning[0]: field \"family\" is a number, not a "
+                      "string"),
+            std::string::npos);
 }
 
 TEST(Store, SizeClassesRoundToPowersOfTwo) {
   EXPECT_EQ(size_class({1024, 1000, 1500}), "2^10x2^10x2^11");
   EXPECT_EQ(size_class({1, 64, 8192}), "2^0x2^6x2^13");
-}
-
-TEST(Tune, BudgetsParseOrNameTheFault) {
-  EXPECT_EQ(parse_budget("30s"), 30);
-  EXPECT_EQ(parse_budget("2m"), 120);
-  EXPECT_EQ(parse_budget("90"), 90);
-  for (const char* bad : {"", "0", "-5s", "fast", "3h", "1e9"}) {
-    SCOPED_TRACE(bad);
-    try {
-      parse_budget(bad);
-      ADD_FAILURE() << "accepted";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("is not a duration"), std::string::npos) << e.what();
-    }
-  }
 }
 
 }  // namespace

@@ -116,28 +116,20 @@ std::string size_name(const testing::TestParamInfo<Size>& info) {
          std::to_string(info.param.k);
 }
 
-// C = A*B on the device with fresh random inputs and C poisoned with NaN;
-// returns the relative-norm error against the double-precision reference.
+// C = A*B on the device with fresh random inputs and C poisoned with NaN
+// (run_checked); returns the relative-norm error of every row against the
+// double-precision reference, NaN if it did not run.
 double run_and_compare(const Matmul& matmul, Size s) {
   Runtime& rt = runtime();
   std::mt19937 rng(std::random_device{}());
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> a(s.m * s.k), b(s.k * s.n), c(s.m * s.n);
-  for (float& x : a) x = dist(rng);
-  for (float& x : b) x = dist(rng);
-  cl_int err = CL_SUCCESS;
-  cl::Buffer da(rt.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data(), &err);
-  EXPECT_EQ(err, CL_SUCCESS);
-  cl::Buffer db(rt.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data(), &err);
-  EXPECT_EQ(err, CL_SUCCESS);
-  cl::Buffer dc(rt.context, CL_MEM_READ_WRITE, c.size() * 4, nullptr, &err);
-  EXPECT_EQ(err, CL_SUCCESS);
-  EXPECT_EQ(
-      rt.queue.enqueueFillBuffer(dc, std::numeric_limits<float>::quiet_NaN(), 0, c.size() * 4),
-      CL_SUCCESS);
-  matmul.enqueue(rt.queue, da, db, dc, s.m, s.n, s.k);
-  EXPECT_EQ(rt.queue.enqueueReadBuffer(dc, CL_TRUE, 0, c.size() * 4, c.data()), CL_SUCCESS);
-  return relative_error(c, reference_matmul(a, b, s.m, s.n, s.k));
+  const MatmulProblem p =
+      make_matmul_problem(rt.context, s.m, s.n, s.k, MatmulInputs::Random, &rng, SIZE_MAX);
+  const CheckedRun r = run_checked(rt.queue, p, [&] {
+    matmul.enqueue(rt.queue, p.a, p.b, p.c, s.m, s.n, s.k);
+    return std::string();
+  });
+  EXPECT_TRUE(r.ran) << r.failure;
+  return r.relative_error;
 }
 
 MatmulOptions requested() {
@@ -192,7 +184,8 @@ TEST_P(VariantTest, MatchesReference) {
   ASSERT_EQ(matmul->loaded().variant.name, options.variant);
   ASSERT_EQ(matmul->loaded().tier, *options.tier);
   const double error = run_and_compare(*matmul, GetParam());
-  EXPECT_LE(error, 1e-5) << matmul->explanation().to_string(Explanation::Detail::EveryStep);
+  EXPECT_LE(error, kMatmulTolerance)
+      << matmul->explanation().to_string(Explanation::Detail::EveryStep);
 }
 
 // Odd sizes, one-row and one-column products, exact tiles, and K past
@@ -241,7 +234,7 @@ TEST(Auto, ChoosesTheExpectedTierAndExplainsEveryVariant) {
     const bool whole = text.find("  " + v.name + " ") != std::string::npos;
     EXPECT_TRUE(both_tiers || whole) << v.name << "\n" << text;
   }
-  EXPECT_LE(run_and_compare(matmul, {67, 45, 89}), 1e-5) << text;
+  EXPECT_LE(run_and_compare(matmul, {67, 45, 89}), kMatmulTolerance) << text;
 }
 
 // The PTX tier: on NVIDIA's OpenCL every variant loads from its PTX (the
@@ -260,7 +253,7 @@ TEST(Auto, PtxTierLoadsOnNvidiaOnly) {
     EXPECT_EQ(matmul.loaded().tier, Tier::Ptx) << text;
     EXPECT_NE(text.find("chosen: matmul_tiled_TILE16 (ptx tier)"), std::string::npos) << text;
     EXPECT_NE(text.find("through clCreateProgramWithBinary"), std::string::npos) << text;
-    EXPECT_LE(run_and_compare(matmul, {67, 45, 89}), 1e-5) << text;
+    EXPECT_LE(run_and_compare(matmul, {67, 45, 89}), kMatmulTolerance) << text;
     return;
   }
   try {
@@ -292,7 +285,7 @@ TEST(Auto, SelfCheckMovesPastAVariantThatComputesWrong) {
   o.trial = [&](const cl::Context& c, const cl::Device& d, const cl::Kernel& k,
                 const Variant& v) -> std::string {
     if (v.name == bad) return "C[0][0] is 3.5, the reference says 4 (injected)";
-    return matmul_trial_launch(c, d, k, v);
+    return matmul_trial_launch(MatmulKernel::Tiled, c, d, k, v);
   };
   const LoadedKernel k = load(runtime().context, runtime().device, tiled, o);
   const std::string text = k.explanation.to_string(Explanation::Detail::EveryStep);
@@ -349,7 +342,7 @@ TEST(Auto, EachFamilyLoadsAndComputes) {
     o.kernel = k;
     Matmul matmul(runtime().context, runtime().device, o);
     EXPECT_EQ(matmul.kernel(), k);
-    EXPECT_LE(run_and_compare(matmul, {45, 67, 33}), 1e-5)
+    EXPECT_LE(run_and_compare(matmul, {45, 67, 33}), kMatmulTolerance)
         << matmul.explanation().to_string(Explanation::Detail::EveryStep);
   }
 }
@@ -409,7 +402,9 @@ TEST(Auto, FamilyWithoutTrialLoadsThroughTheQuirkTable) {
   }
   EXPECT_FALSE(k.settled_by_trial);
   // And it computes: two tiles and a ragged edge, compared exactly.
-  EXPECT_EQ(matmul_trial_launch(runtime().context, runtime().device, k.kernel, k.variant), "");
+  EXPECT_EQ(matmul_trial_launch(MatmulKernel::Tiled, runtime().context, runtime().device, k.kernel,
+                                k.variant),
+            "");
 }
 
 // fatcl bench on this runtime: every kernel checked, the automatic choice
@@ -501,7 +496,7 @@ TEST(Auto, UnusablePrecompiledTiersFallBackToTheSameVariantsSource) {
   const Family broken(embedded);
   LoadOptions options;
   options.variant = "matmul_tiled_TILE16";
-  options.trial = matmul_trial_launch;
+  options.trial = matmul_family(MatmulKernel::Tiled).description().trial;
   LoadedKernel k = load(runtime().context, runtime().device, broken, options);
   const std::string text = k.explanation.to_string(Explanation::Detail::EveryStep);
   EXPECT_EQ(k.variant.name, "matmul_tiled_TILE16") << text;
@@ -558,7 +553,7 @@ TuningEntry entry_for_this_device(std::vector<std::size_t> problem,
   e.fatcl_version = fatcl_version();
   const Manifest& m = matmul_family(MatmulKernel::Blocked).manifest();
   for (const Variant* v : ranking) {
-    e.ranking.push_back({v->name, tier_sha256(m, *v, Tier::Source), "source", 1});
+    e.ranking.push_back({v->name, tier_sha256(m, *v, Tier::Source), Tier::Source, 1});
   }
   return e;
 }
@@ -595,8 +590,8 @@ TEST(Auto, TuningEntriesChoosePerShape) {
       EXPECT_NE(text.find("failed"), std::string::npos) << text;
     }
   }
-  EXPECT_LE(run_and_compare(matmul, square), 1e-5);
-  EXPECT_LE(run_and_compare(matmul, skinny), 1e-5);
+  EXPECT_LE(run_and_compare(matmul, square), kMatmulTolerance);
+  EXPECT_LE(run_and_compare(matmul, skinny), kMatmulTolerance);
   // Without tuning: the family's ranking, and the explanation says nothing of entries.
   o.use_tuning = false;
   Matmul plain(runtime().context, runtime().device, o);
@@ -636,7 +631,7 @@ TEST(Auto, RememberedBuildFailureIsNotRetried) {
   EXPECT_NE(text.find("failed to build on this device and driver before (remembered since"),
             std::string::npos)
       << text;
-  EXPECT_LE(run_and_compare(matmul, {33, 44, 55}), 1e-5);
+  EXPECT_LE(run_and_compare(matmul, {33, 44, 55}), kMatmulTolerance);
 }
 
 // Trial verdicts go to the store's file and are read back by the next
@@ -696,9 +691,9 @@ TEST(Auto, TuneRanksCheckedMeasurementsAndTheLoaderFollows) {
   Matmul tuned(runtime().context, runtime().device, mo);
   EXPECT_EQ(tuned.loaded_for(48, 80, 40).variant.name, s.entry->ranking.front().variant)
       << tuned.loaded_for(48, 80, 40).explanation.to_string(Explanation::Detail::EveryStep);
-  EXPECT_EQ(to_string(tuned.loaded_for(48, 80, 40).tier), s.entry->ranking.front().tier)
+  EXPECT_EQ(tuned.loaded_for(48, 80, 40).tier, s.entry->ranking.front().tier)
       << "the tier measured fastest";
-  EXPECT_LE(run_and_compare(tuned, {48, 80, 40}), 1e-5);
+  EXPECT_LE(run_and_compare(tuned, {48, 80, 40}), kMatmulTolerance);
 }
 
 }  // namespace
@@ -731,7 +726,7 @@ TEST(Auto, ProgramCacheServesTheNextLoadAndSurvivesDamage) {
     Matmul first(runtime().context, runtime().device, o);
     EXPECT_EQ(chosen_note(first).find("fatcl cache"), std::string::npos) << chosen_note(first);
     EXPECT_EQ(first.loaded().origin, ProgramOrigin::Built);
-    EXPECT_LE(run_and_compare(first, {40, 30, 20}), 1e-5);
+    EXPECT_LE(run_and_compare(first, {40, 30, 20}), kMatmulTolerance);
   }
   const std::size_t entries = cache->stats().entries;
   if (entries == 0) {
@@ -747,7 +742,7 @@ TEST(Auto, ProgramCacheServesTheNextLoadAndSurvivesDamage) {
     EXPECT_NE(chosen_note(second).find("loaded from the fatcl cache"), std::string::npos)
         << second.explanation().to_string(Explanation::Detail::EveryStep);
     EXPECT_EQ(second.loaded().origin, ProgramOrigin::ProgramCache);
-    EXPECT_LE(run_and_compare(second, {41, 33, 17}), 1e-5);
+    EXPECT_LE(run_and_compare(second, {41, 33, 17}), kMatmulTolerance);
   }
   // Damage every entry three ways in turn; each load still computes right.
   const char* damages[] = {"garbage", "truncate", "foreign"};
@@ -769,7 +764,7 @@ TEST(Auto, ProgramCacheServesTheNextLoadAndSurvivesDamage) {
     EXPECT_NE(again.explanation().to_string(Explanation::Detail::EveryStep).find("discarded"),
               std::string::npos)
         << again.explanation().to_string(Explanation::Detail::EveryStep);
-    EXPECT_LE(run_and_compare(again, {37, 29, 23}), 1e-5);
+    EXPECT_LE(run_and_compare(again, {37, 29, 23}), kMatmulTolerance);
   }
   std::filesystem::remove_all(dir);
 }
@@ -806,7 +801,7 @@ TEST(Auto, ThreadsShareTheProgramsBuiltInTheProcess) {
   }
   Matmul last(runtime().context, runtime().device, o);
   EXPECT_EQ(last.loaded().origin, ProgramOrigin::Process);
-  EXPECT_LE(run_and_compare(last, {21, 34, 55}), 1e-5);
+  EXPECT_LE(run_and_compare(last, {21, 34, 55}), kMatmulTolerance);
 }
 
 }  // namespace

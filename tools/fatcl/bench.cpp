@@ -1,4 +1,4 @@
-// fatcl bench: GFLOP/s of the naive kernel, the design's tiled variants, the
+// fatcl bench: GFLOP/s of the naive kernel, the tiled variants, the
 // register-blocked variants, the automatic choice and CLBlast on one device,
 // over a size sweep, each result checked (fatcl::run_bench does the work).
 #include "fatcl/bench.hpp"
@@ -61,9 +61,7 @@ VerbRun add_bench(CLI::App& app) {
     options.repetitions = o->reps;
     options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     const cl::Device device = pick_device(o->platform, o->device);
-    cl_int err = CL_SUCCESS;
-    const cl::Context context(device, nullptr, nullptr, nullptr, &err);
-    check_cl(err, "clCreateContext");
+    const cl::Context context = context_for(device);
 #ifdef FATCL_WITH_CLBLAST
     if (o->clblast) {
       options.external.push_back(

@@ -46,9 +46,7 @@ VerbRun add_cache(CLI::App& app) {
       for (const PlatformDevices& p : list_platforms()) {
         for (const cl::Device& device : p.devices) {
           const DeviceCaps caps = DeviceCaps::query(device);
-          cl_int err = CL_SUCCESS;
-          const cl::Context context(device, nullptr, nullptr, nullptr, &err);
-          check_cl(err, "clCreateContext");
+          const cl::Context context = context_for(device);
           std::size_t built = 0, cached = 0;
           nlohmann::json failed = nlohmann::json::array();
           for (MatmulKernel k : {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive}) {

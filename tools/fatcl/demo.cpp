@@ -21,8 +21,6 @@
 namespace fatcl::tool {
 namespace {
 
-constexpr double kTolerance = 1e-5;
-
 struct DemoOptions {
   std::size_t m = 1024, n = 1024, k = 1024;
   int repetitions = 3;
@@ -53,19 +51,16 @@ int run_demo(const DemoOptions& options) {
                       {"name", caps.device_name},
                       {"driver_version", caps.driver_version},
                       {"summary", caps.summary()}};
-  cl_int err = CL_SUCCESS;
-  cl::Context context(device, nullptr, nullptr, nullptr, &err);
-  check_cl(err, "clCreateContext");
-  cl::CommandQueue queue(context, device, 0, &err);
-  check_cl(err, "clCreateCommandQueue");
+  const cl::Context context = context_for(device);
+  const cl::CommandQueue queue = queue_for(context, device);
 
   MatmulOptions chosen_options;
   chosen_options.variant = options.variant;
   if (!options.tier.empty()) chosen_options.tier = parse_tier(options.tier);
   auto load_start = std::chrono::steady_clock::now();
-  Matmul tiled(context, device, chosen_options);
+  Matmul automatic(context, device, chosen_options);
   // The variant for this shape: a tuning entry may name another.
-  const LoadedKernel& choice = tiled.loaded_for(options.m, options.n, options.k);
+  const LoadedKernel& choice = automatic.loaded_for(options.m, options.n, options.k);
   double load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
           .count();
@@ -86,55 +81,36 @@ int run_demo(const DemoOptions& options) {
   std::random_device seed_source;
   const unsigned seed = seed_source();
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> a(m * k), b(k * n), c(m * n);
-  for (float& x : a) x = dist(rng);
-  for (float& x : b) x = dist(rng);
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  cl::Buffer da(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data(), &err);
-  check_cl(err, "clCreateBuffer(A)");
-  cl::Buffer db(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data(), &err);
-  check_cl(err, "clCreateBuffer(B)");
-  cl::Buffer dc(context, CL_MEM_READ_WRITE, c.size() * 4, nullptr, &err);
-  check_cl(err, "clCreateBuffer(C)");
-
+  // The reference costs M*N*K double multiply-adds on one core: past 2^30 of
+  // them, check a spread of whole rows of C (always the first and last).
+  const MatmulProblem problem =
+      make_matmul_problem(context, m, n, k, MatmulInputs::Random, &rng, std::size_t(1) << 30);
   say("\nC = A*B with M=%zu N=%zu K=%zu, inputs uniform in [-1,1] (seed %u)\n", m, n, k, seed);
   report["problem"] = {{"m", m}, {"n", n}, {"k", k}, {"seed", seed}};
   report["checks"] = nlohmann::json::array();
-  // The reference costs M*N*K double multiply-adds on one core: past 2^30 of
-  // them, check a spread of whole rows of C (always the first and last).
-  const std::vector<std::size_t> rows_checked = reference_rows(m, n, k, std::size_t(1) << 30);
-  std::vector<float> a_rows;
-  for (std::size_t i : rows_checked) a_rows.insert(a_rows.end(), &a[i * k], &a[i * k] + k);
-  const std::vector<double> reference = reference_matmul(a_rows, b, rows_checked.size(), n, k);
-  const std::string scope = rows_checked.size() == m ? std::string("all rows")
-                                                     : std::to_string(rows_checked.size()) +
-                                                           " of " + std::to_string(m) + " rows";
-  std::vector<float> c_rows(rows_checked.size() * n);
+  const std::string scope = problem.scope();
   int failures = 0;
   auto verify = [&](const char* what, const std::function<cl::Event()>& run) {
-    check_cl(queue.enqueueFillBuffer(dc, nan, 0, c.size() * 4), "clEnqueueFillBuffer(C, NaN)");
-    run();
-    check_cl(queue.enqueueReadBuffer(dc, CL_TRUE, 0, c.size() * 4, c.data()),
-             "clEnqueueReadBuffer(C)");
-    for (std::size_t r = 0; r < rows_checked.size(); ++r) {
-      std::copy_n(&c[rows_checked[r] * n], n, &c_rows[r * n]);
-    }
-    const double error = relative_error(c_rows, reference);
-    const bool ok = error <= kTolerance;
-    failures += ok ? 0 : 1;
-    say("check %-34s relative error %.2e vs double-precision CPU reference (%s): %s\n", what, error,
-        scope.c_str(), ok ? "OK" : "FAILED (tolerance 1e-5)");
-    report["checks"].push_back({{"name", what},
-                                {"relative_error", std::isnan(error) ? -1.0 : error},
-                                {"rows_checked", rows_checked.size()},
-                                {"ok", ok}});
+    const CheckedRun r = run_checked(queue, problem, [&] {
+      run();
+      return std::string();
+    });
+    if (!r.ran) throw Error(std::string("demo: ") + what + " did not run: " + r.failure);
+    failures += r.ok ? 0 : 1;
+    say("check %-34s relative error %.2e vs double-precision CPU reference (%s): %s\n", what,
+        r.relative_error, scope.c_str(), r.ok ? "OK" : "FAILED (tolerance 1e-5)");
+    report["checks"].push_back(
+        {{"name", what},
+         {"relative_error", std::isnan(r.relative_error) ? -1.0 : r.relative_error},
+         {"rows_checked", problem.rows.size()},
+         {"ok", r.ok}});
   };
-  auto run_tiled = [&] { return tiled.enqueue(queue, da, db, dc, m, n, k); };
+  const cl::Buffer &da = problem.a, &db = problem.b, &dc = problem.c;
+  auto run_chosen = [&] { return automatic.enqueue(queue, da, db, dc, m, n, k); };
   auto run_naive = [&] { return naive.enqueue(queue, da, db, dc, m, n, k); };
-  const std::string tiled_name =
+  const std::string chosen_name =
       "fatcl " + choice.variant.name + " [" + to_string(choice.tier) + "]";
-  verify(tiled_name.c_str(), run_tiled);
+  verify(chosen_name.c_str(), run_chosen);
   verify("naive", run_naive);
 
   struct Row {
@@ -142,7 +118,7 @@ int run_demo(const DemoOptions& options) {
     double ms;
   };
   std::vector<Row> rows;
-  rows.push_back({tiled_name, median_ms(queue, run_tiled, options.repetitions)});
+  rows.push_back({chosen_name, median_ms(queue, run_chosen, options.repetitions)});
   rows.push_back({"naive (global memory)", median_ms(queue, run_naive, options.repetitions)});
 #ifdef FATCL_WITH_CLBLAST
   if (options.clblast) {

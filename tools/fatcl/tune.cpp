@@ -73,9 +73,7 @@ VerbRun add_tune(CLI::App& app) {
       }
     }
     const cl::Device device = pick_device(o->platform, o->device);
-    cl_int err = CL_SUCCESS;
-    const cl::Context context(device, nullptr, nullptr, nullptr, &err);
-    check_cl(err, "clCreateContext");
+    const cl::Context context = context_for(device);
     std::signal(SIGINT, on_sigint);
     const TuneReport report = run_tune(context, device, options);
     std::signal(SIGINT, SIG_DFL);

@@ -18,19 +18,10 @@
 #include "fatcl/manifest.hpp"
 #include "fatcl/opencl.hpp"
 #include "fatcl/text.hpp"
+#include "fatcl/tier.hpp"
+#include "fatcl/tuning.hpp"
 
 namespace fatcl {
-
-// How a variant is turned into a program: its SPIR-V module through
-// clCreateProgramWithIL(KHR), its PTX through clCreateProgramWithBinary
-// (NVIDIA's OpenCL), or its OpenCL C source with its -D parameters. Each
-// tier is a strategy (loader/src/tiers.cpp); they are tried in this order.
-enum class Tier { SpirV, Ptx, Source };
-const char* to_string(Tier tier);  // "spirv" / "ptx" / "source"
-// Parses "spirv", "ptx" or "source"; throws fatcl::Error otherwise.
-Tier parse_tier(std::string_view text);
-// Every tier, in the order the loader tries them.
-const std::vector<Tier>& all_tiers();
 
 // What the loader needs to know about a device. query() reads it from the
 // driver; tests fill it by hand to describe synthetic devices.
@@ -121,6 +112,11 @@ IcdSearch find_icds();
 // any) and that has a device. Throws fatcl::Error naming the platforms seen
 // when there is none, or the number of devices when `index` is out of range.
 cl::Device pick_device(const std::string& platform = "", std::size_t index = 0);
+// A context of the one device, and an in-order queue on it: how fatcl's
+// tools and tests make theirs. Throw fatcl::Error with the OpenCL code.
+cl::Context context_for(const cl::Device& device);
+cl::CommandQueue queue_for(const cl::Context& context, const cl::Device& device,
+                           cl_command_queue_properties properties = 0);
 // What load() and Matmul check before anything else: throws fatcl::Error,
 // starting with `who`, if the context or the device is null or the device
 // is not one of the context's devices.
@@ -177,20 +173,24 @@ struct Ranking {
   // (a tuning entry's); none: the loader's order, SPIR-V, PTX, source.
   std::function<std::optional<Tier>(const Variant&)> tier_first;
 
-  // Work-items per work-group, most first, then less local memory: a TILE x
-  // TILE group reads each element of A and B once per TILE multiply-adds
-  // (the design's tiled kernel).
+  // Work-items per work-group, most first, then less local memory: where a
+  // work-group shares its loads through local memory, a larger group reads
+  // each input element fewer times.
   static Ranking by_work_group_items();
 };
 
 // What a family says about itself to the loader (the rest of a family's
 // description, launch geometry and arguments, belongs to its user, e.g.
-// fatcl::Matmul): how to rank its variants, and a trial launch that settles a
-// CL_KERNEL_WORK_GROUP_SIZE below the variant's work-group. A family without
-// a trial is settled by the known-quirk table (driver_quirks) or refused.
+// fatcl::Matmul): how to rank its variants, a trial launch that settles a
+// CL_KERNEL_WORK_GROUP_SIZE below the variant's work-group, and the tuning
+// entries its makers measured. A family without a trial is settled by the
+// known-quirk table (driver_quirks) or refused.
 struct FamilyDescription {
   Ranking ranking;
   TrialLaunch trial;
+  // Consulted after the store's own entries (Store::find_tuning); a family
+  // reads them from a store document it embeds (parse_tuning_entries).
+  std::vector<TuningEntry> shipped_tuning;
 };
 
 // A driver behaviour fatcl knows of and works around.

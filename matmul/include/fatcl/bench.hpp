@@ -1,5 +1,5 @@
 // Benchmarks of the bundled SGEMM families on one device, in one run: the
-// naive kernel, the design's tiled variants, the register-blocked variants
+// naive kernel, the tiled variants, the register-blocked variants
 // and any external kernel (the fatcl command adds CLBlast), over a list of
 // sizes, every result checked against a double-precision reference, with the
 // variant the loader chooses by itself measured alongside. A benchmark
@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "fatcl/checked_run.hpp"
 #include "fatcl/matmul.hpp"
 
 namespace fatcl {
@@ -34,11 +35,6 @@ void check_problem_fits(const DeviceCaps& caps, std::size_t m, std::size_t n, st
 // shapes of each class.
 std::vector<BenchShape> default_shapes(const DeviceCaps& caps);
 
-// The rows of an M x N x K product to check against the double-precision
-// reference: all of them up to `budget` multiply-adds, else an even spread
-// (always the first and the last).
-std::vector<std::size_t> reference_rows(std::size_t m, std::size_t n, std::size_t k,
-                                        std::size_t budget);
 // Median over `reps` runs of `run` (at least one), by the host clock around a
 // finished queue. Not device timestamps: CLBlast's GEMM may run several
 // kernels and hands back only its last one's event, and rusticl 22.3's
@@ -66,19 +62,26 @@ struct BenchOptions {
                                    // empty: the loader's choice (the automatic choice
                                    // always has it)
   int repetitions = 5;             // timed runs per kernel and size (median)
+  // A fatcl kernel that ran at 1/slow_factor of the fastest result or less
+  // at one size is still checked at the sizes after, but timed once (its
+  // result says so): a CPU's naive kernel takes tens of seconds a run at
+  // 2048. At most 1: every kernel gets every round.
+  double slow_factor = 10;
   std::vector<ExternalKernel> external;
-  // Progress lines ("kernel i of n, size, elapsed"); may be empty.
+  // Progress lines ("[i/n] size: kernel (elapsed, about N s left)"); may be empty.
   std::function<void(const std::string&)> progress;
 };
 
 struct BenchResult {
-  std::string kernel;   // "naive", "tiled", "blocked" or the external kernel's name
-  std::string variant;  // "" for external kernels
-  std::string tier;     // "spirv", "source", "" for external kernels
-  double ms = 0;        // median of the timed runs
+  std::string kernel;        // "naive", "tiled", "blocked" or the external kernel's name
+  std::string variant;       // "" for external kernels
+  std::optional<Tier> tier;  // none for external kernels
+  double ms = 0;             // median of the timed runs
   double gflops = 0;
   double relative_error = 0;  // against the double-precision reference
-  bool ok = false;            // error within 1e-5
+  bool ok = false;            // error within kMatmulTolerance
+  int rounds = 0;             // timed runs behind `ms`
+  std::string note;           // e.g. "timed once: 0.007x the fastest at 1024"
   std::string failure;        // why it did not run, "" if it did
 };
 
@@ -86,11 +89,11 @@ struct BenchSize {
   BenchShape shape;
   std::vector<BenchResult> results;  // in the order run
   std::string auto_variant;          // what fatcl::Matmul chooses by itself for this shape
-  std::string auto_tier;             // and in which tier
+  std::optional<Tier> auto_tier;     // and in which tier
   std::string auto_tuning;           // the tuning entry that decided, or why none did
   double auto_gflops = 0;
   std::string heuristic_variant;  // what it chooses without the tuning database
-  std::string heuristic_tier;
+  std::optional<Tier> heuristic_tier;
   double heuristic_gflops = 0;
   const BenchResult* best_fatcl() const;  // fastest checked fatcl result, or nullptr
   const BenchResult* find(const std::string& kernel, const std::string& variant = "") const;

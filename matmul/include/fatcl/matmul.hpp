@@ -1,7 +1,7 @@
 // fatcl::Matmul: C = A * B on OpenCL buffers, row-major float32, for any
 // M, N, K >= 1, with the variant of the bundled families that fatcl::load()
 // chooses for the device: the register-blocked family first, then the
-// design's tiled kernel, then the naive baseline.
+// local-memory tiled kernel, then the naive baseline.
 #pragma once
 
 #include <array>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fatcl/checked_run.hpp"
 #include "fatcl/loader.hpp"
 
 namespace fatcl {
@@ -18,7 +19,7 @@ namespace fatcl {
 enum class MatmulKernel {
   Auto,     // blocked, else tiled, else naive: the first family with a variant that loads
   Blocked,  // register-blocked: CPU- and GPU-shaped points of one parameter space
-  Tiled,    // the design's local-memory tiled kernel, variants over TILE
+  Tiled,    // the local-memory tiled kernel, variants over TILE
   Naive,    // the global-memory baseline
 };
 const char* to_string(MatmulKernel kernel);  // "auto", "blocked", "tiled", "naive"
@@ -40,7 +41,8 @@ struct MatmulOptions {
 };
 
 // The bundled families (manifest, source and SPIR-V embedded in fatcl::matmul),
-// each with its description: ranking and trial launch. Not for Auto.
+// each with its description: ranking, trial launch and the tuning entries
+// fatcl ships for it. Throws fatcl::Error for Auto.
 const Family& matmul_family(MatmulKernel kernel);
 // The family a variant name belongs to; throws fatcl::Error if none.
 MatmulKernel matmul_kernel_of(const std::string& variant);
@@ -51,9 +53,13 @@ struct LaunchGeometry {
   std::array<std::size_t, 2> global;
   std::array<std::size_t, 2> local;
 };
-// `free_local` is the work-group for a variant without a required one (naive).
-LaunchGeometry matmul_geometry(const Variant& variant, std::size_t m, std::size_t n,
-                               std::array<std::size_t, 2> free_local = {16, 16});
+// The family says how: a blocked variant runs one NDIMC x MDIMC work-group
+// per NWG x MWG tile of C, the others one work-item per element of C.
+// `free_local` is the work-group for a variant without a required one
+// (naive). Throws fatcl::Error for Auto or a blocked variant without its
+// parameters.
+LaunchGeometry matmul_geometry(MatmulKernel family, const Variant& variant, std::size_t m,
+                               std::size_t n, std::array<std::size_t, 2> free_local = {16, 16});
 
 // At most this much of K per launch: longer products are split into launches
 // that accumulate into C, so that no work-item runs 65,536 loop iterations
@@ -109,19 +115,9 @@ class Matmul {
 // exact small integers (two work-group tiles and a ragged edge in every
 // direction) with output poisoned beforehand, compared exactly. "" if right,
 // else the reason.
-std::string matmul_trial_launch(const cl::Context& context, const cl::Device& device,
-                                const cl::Kernel& kernel, const Variant& variant);
-
-}  // namespace fatcl
-
-namespace fatcl {
-
-// Double-precision CPU reference of C[M x N] = A[M x K] * B[K x N] (row-major).
-std::vector<double> reference_matmul(const std::vector<float>& a, const std::vector<float>& b,
-                                     std::size_t m, std::size_t n, std::size_t k);
-
-// ||c - reference||_2 / ||reference||_2 (absolute norm when the reference is
-// all zeros). Any NaN in c gives NaN.
-double relative_error(const std::vector<float>& c, const std::vector<double>& reference);
+// The family's description binds `family`.
+std::string matmul_trial_launch(MatmulKernel family, const cl::Context& context,
+                                const cl::Device& device, const cl::Kernel& kernel,
+                                const Variant& variant);
 
 }  // namespace fatcl

@@ -40,8 +40,8 @@ std::vector<BenchShape> default_tune_shapes(const DeviceCaps& caps);
 
 struct TuneMeasurement {
   std::string variant;
-  std::string tier;  // the tier it was measured in
-  double ms = 0;     // median launch time
+  Tier tier = Tier::SpirV;  // the tier it was measured in
+  double ms = 0;            // median launch time
   double gflops = 0;
   double relative_error = 0;
   bool ok = false;

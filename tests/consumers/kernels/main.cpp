@@ -102,19 +102,16 @@ bool run_matmul(const cl::Context& context, const cl::Device& device,
   const fatcl::Matmul matmul(context, device);
   const std::size_t m = 37, n = 41, k = 29;
   std::mt19937 rng(std::random_device{}());
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> a(m * k), b(k * n), c(m * n);
-  for (float& v : a) v = dist(rng);
-  for (float& v : b) v = dist(rng);
-  cl::Buffer da(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data());
-  cl::Buffer db(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data());
-  cl::Buffer dc(context, CL_MEM_READ_WRITE, c.size() * 4);
-  queue.enqueueFillBuffer(dc, std::numeric_limits<float>::quiet_NaN(), 0, c.size() * 4);
-  matmul.enqueue(queue, da, db, dc, m, n, k);
-  queue.enqueueReadBuffer(dc, CL_TRUE, 0, c.size() * 4, c.data());
-  const double error = fatcl::relative_error(c, fatcl::reference_matmul(a, b, m, n, k));
+  const fatcl::MatmulProblem p =
+      fatcl::make_matmul_problem(context, m, n, k, fatcl::MatmulInputs::Random, &rng);
+  const fatcl::CheckedRun r = fatcl::run_checked(queue, p, [&] {
+    matmul.enqueue(queue, p.a, p.b, p.c, m, n, k);
+    return std::string();
+  });
+  const double error = r.relative_error;
+  if (!r.ran) std::cout << "matmul did not run: " << r.failure << "\n";
   std::cout << "matmul " << matmul.loaded().variant.name << ": relative error " << error << "\n";
-  return error <= 1e-5;
+  return r.ok;
 }
 
 }  // namespace

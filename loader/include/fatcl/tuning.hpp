@@ -1,0 +1,74 @@
+// Tuning entries: a family's variants ranked by measured speed on one device
+// and driver for one problem size. fatcl tune measures them, the store keeps
+// them (fatcl/store.hpp), a family ships its own (FamilyDescription), and
+// load() ranks by the one nearest to the problem.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fatcl/manifest.hpp"
+#include "fatcl/tier.hpp"
+
+namespace fatcl {
+
+// The fatcl version written into tuning entries.
+const char* fatcl_version();
+// Now, UTC, ISO 8601 ("2026-11-30T16:39:19Z"): how entries, outcomes and
+// reports are dated.
+std::string utc_timestamp();
+
+struct TunedVariant {
+  std::string variant;
+  std::string sha256;       // of the code measured in `tier` (tier_sha256)
+  Tier tier = Tier::SpirV;  // the tier it was measured in
+  double gflops = 0;
+};
+
+// The SHA-256 of the code a tier builds for a variant, as the manifest
+// records it: the SPIR-V module, the PTX, or the family's OpenCL C source
+// (the variant's parameters are in its name). A tuning entry holds while the
+// code it measured is the same, whatever happens to the other tiers' code.
+// "" for PTX a variant does not carry.
+std::string tier_sha256(const Manifest& family, const Variant& variant, Tier tier);
+
+struct TuningEntry {
+  std::string family;                 // e.g. "matmul_blocked"
+  std::string platform;               // CL_PLATFORM_NAME
+  std::string device;                 // CL_DEVICE_NAME; shipped entries may use * as a wildcard
+  std::string driver;                 // CL_DRIVER_VERSION
+  std::vector<std::size_t> problem;   // the sizes measured, e.g. M, N, K
+  std::string measured;               // UTC date and time, ISO 8601
+  std::string fatcl_version;          // of the fatcl that measured
+  std::vector<TunedVariant> ranking;  // fastest first
+  std::string origin;                 // where it was read: the file, or "shipped with fatcl"
+
+  // The problem-size class: each size to the nearest power of two
+  // ("2^10x2^10x2^10"). One entry per family, device, driver and class.
+  std::string size_class() const;
+  // "matmul_blocked on NVIDIA H200 (driver 580.159.04) for 4096x4096x4096,
+  // measured 2026-11-30T17:02:11Z by fatcl 0.1.0 (shipped with fatcl)"; a
+  // device pattern reads "on Intel(R) OpenCL devices matching "*"".
+  std::string describe() const;
+};
+std::string size_class(const std::vector<std::size_t>& problem);
+
+// The outcome of a tuning lookup: the entry that decides (or none), and
+// every entry for this device that was passed over, with the reason.
+struct TuningMatch {
+  const TuningEntry* entry = nullptr;
+  std::vector<std::string> passed_over;
+  std::string problem_note;  // the database could not be read, and why ("" if it could)
+  // One paragraph for Explanation::tuning.
+  std::string to_string() const;
+};
+
+// The tuning entries of a store document (the "tuning" list of what
+// Store::save() writes, or of `fatcl tune --json`'s database): how a family
+// ships its own (FamilyDescription::shipped_tuning). Each entry's origin is
+// `origin`. Throws fatcl::Error naming `origin` and the field at fault.
+std::vector<TuningEntry> parse_tuning_entries(std::string_view text, const std::string& origin);
+
+}  // namespace fatcl

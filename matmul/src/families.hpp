@@ -1,0 +1,21 @@
+// What the bundled families share with fatcl::Matmul beyond the public
+// header: setting a variant's arguments and launching it.
+#pragma once
+
+#include <vector>
+
+#include "fatcl/matmul.hpp"
+
+namespace fatcl::detail {
+
+// Launches one kernel of a matmul family over geometry `g` for the
+// m x n x k product (A, B, C row-major with leading dimensions lda, ldb,
+// ldc; the slice of K from k_offset; accumulate: C += rather than C =).
+// Throws fatcl::Error naming the argument or call that failed.
+cl::Event launch_matmul(const cl::CommandQueue& queue, const cl::Kernel& kernel,
+                        const LaunchGeometry& g, const cl::Buffer& a, const cl::Buffer& b,
+                        const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k,
+                        std::size_t lda, std::size_t ldb, std::size_t ldc, std::size_t k_offset,
+                        bool accumulate, const std::vector<cl_event>& wait);
+
+}  // namespace fatcl::detail
