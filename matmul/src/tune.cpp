@@ -60,251 +60,312 @@ double parse_budget(const std::string& text) {
   return value * scale;
 }
 
-TuneReport run_tune(const cl::Context& context, const cl::Device& device,
-                    const TuneOptions& options) {
-  const Clock::time_point start = Clock::now();
-  const DeviceCaps caps = DeviceCaps::query(device);
-  TuneReport report;
-  report.device = caps.summary();
-  report.date = utc_timestamp();
-  const std::vector<BenchShape> shapes =
-      options.shapes.empty() ? default_tune_shapes(caps) : options.shapes;
-  for (const BenchShape& s : shapes) check_problem_fits(caps, s.m, s.n, s.k, "tune");
-  const int reps = std::max(5, options.repetitions);
-  cl_int err = CL_SUCCESS;
-  cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE, &err);
-  check_cl(err, "clCreateCommandQueue(CL_QUEUE_PROFILING_ENABLE)");
-  // Event timestamps where the driver gives real ones and the product is
-  // one launch; the host clock otherwise.
-  bool events_real = !has_driver_quirk(caps, "zero-profiling-timestamps");
+std::string TuneCandidate::key() const { return variant->name + "/" + to_string(tier); }
 
-  const Family& family = matmul_family(MatmulKernel::Blocked);
-  LoadOptions fit;
-  fit.tier = options.tier;
-  // Candidates: each variant in each tier the device takes for it (a
-  // variant's PTX and source builds differ in speed on NVIDIA), in the
-  // family's ranking.
-  struct Candidate {
-    const Variant* variant;
-    Tier tier;
-    std::string key;  // "variant/tier"
-  };
-  std::vector<Candidate> ranked;
-  for (const fatcl::Candidate& c :
-       plan(family.manifest(), caps, fit, family.description().ranking).chain) {
-    ranked.push_back({c.variant, c.tier, c.variant->name + "/" + to_string(c.tier)});
+TuneSearch::TuneSearch(std::vector<TuneCandidate> ranked)
+    : ranked_(std::move(ranked)), done_(ranked_.size(), false) {}
+
+const TuneCandidate* TuneSearch::next() {
+  if (picked_ == ranked_.size()) return nullptr;
+  std::size_t chosen = ranked_.size();
+  if (!best_ || picked_ % 3 == 2) {
+    while (next_in_ranking_ < ranked_.size() && done_[next_in_ranking_]) ++next_in_ranking_;
+    chosen = next_in_ranking_;
   }
-  // Built once, shared by every shape; a candidate that fails to load stays failed.
+  if (chosen == ranked_.size()) {
+    // The unmeasured one nearest to the best (its other tiers are nearest
+    // of all: distance 0); ties keep the ranking's order.
+    double nearest = 0;
+    for (std::size_t i = 0; i < ranked_.size(); ++i) {
+      if (done_[i]) continue;
+      const double d = parameter_distance(*ranked_[i].variant, *best_->variant);
+      if (chosen == ranked_.size() || d < nearest) {
+        chosen = i;
+        nearest = d;
+      }
+    }
+  }
+  done_[chosen] = true;
+  ++picked_;
+  return &ranked_[chosen];
+}
+
+void TuneSearch::record(const TuneCandidate& candidate, double gflops) {
+  if (gflops > best_gflops_) {
+    best_gflops_ = gflops;
+    best_ = &candidate;
+  }
+}
+
+namespace {
+
+// One launch's time: its event's where the driver's timestamps are real
+// and the product is one launch, else the host clock around it.
+class LaunchTimer {
+ public:
+  LaunchTimer(const cl::CommandQueue& queue, bool events_real)
+      : queue_(queue), events_real_(events_real) {}
+  double ms(const Matmul& mm, const MatmulProblem& p, bool single_launch) {
+    const Clock::time_point h0 = Clock::now();
+    cl::Event e = mm.enqueue(queue_, p.a, p.b, p.c, p.m, p.n, p.k);
+    check_cl(queue_.finish(), "clFinish");
+    const double host_ms = std::chrono::duration<double, std::milli>(Clock::now() - h0).count();
+    if (events_real_ && single_launch) {
+      cl_ulong a = 0, b = 0;
+      if (e.getProfilingInfo(CL_PROFILING_COMMAND_START, &a) == CL_SUCCESS &&
+          e.getProfilingInfo(CL_PROFILING_COMMAND_END, &b) == CL_SUCCESS && b > a) {
+        return double(b - a) * 1e-6;
+      }
+      events_real_ = false;  // timestamps read zero: the host clock from now on
+    }
+    return host_ms;
+  }
+  bool events_real() const { return events_real_; }
+
+ private:
+  const cl::CommandQueue& queue_;
+  bool events_real_;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double flop(const BenchShape& s) { return 2.0 * double(s.m) * double(s.n) * double(s.k); }
+
+// What a tune run shares across shapes: the device, the candidates in the
+// family's ranking, each built once (a candidate that fails to load stays
+// failed), the clock and what measuring has cost so far.
+struct TuneRun {
+  const cl::Context& context;
+  const cl::Device& device;
+  const TuneOptions& options;
+  DeviceCaps caps;
+  int reps = 5;
+  Clock::time_point start = Clock::now();
+  std::vector<TuneCandidate> ranked;
   std::map<std::string, std::unique_ptr<Matmul>> built;
   std::map<std::string, std::string> load_failure;
-  auto matmul_of = [&](const Candidate& c) -> Matmul* {
-    if (load_failure.count(c.key)) return nullptr;
-    auto it = built.find(c.key);
+  std::size_t measured_total = 0;
+  double spent_measuring = 0;
+
+  Matmul* matmul_of(const TuneCandidate& c) {
+    const std::string key = c.key();
+    if (load_failure.count(key)) return nullptr;
+    auto it = built.find(key);
     if (it != built.end()) return it->second.get();
     try {
       MatmulOptions o;
       o.variant = c.variant->name;
       o.tier = c.tier;
       o.use_tuning = false;
-      return built.emplace(c.key, std::make_unique<Matmul>(context, device, o)).first->second.get();
+      return built.emplace(key, std::make_unique<Matmul>(context, device, o)).first->second.get();
     } catch (const Error& e) {
-      load_failure[c.key] = std::string(e.what()).substr(0, 300);
+      load_failure[key] = std::string(e.what()).substr(0, 300);
       return nullptr;
     }
-  };
-
-  std::mt19937 rng(std::random_device{}());
-  std::size_t measured_total = 0;
-  double spent_measuring = 0;
-  for (std::size_t si = 0; si < shapes.size(); ++si) {
-    const BenchShape& s = shapes[si];
-    TuneShapeResult result;
-    result.shape = s;
-    result.candidates = ranked.size();
-    const MatmulProblem p = make_matmul_problem(context, s.m, s.n, s.k, MatmulInputs::Random, &rng);
-    const double flop = 2.0 * double(s.m) * double(s.n) * double(s.k);
-    const bool single_launch = s.k <= matmul_k_per_launch(caps);
-    // One launch: its event's time where the driver's timestamps are real,
-    // else the host clock around it.
-    auto launch_ms = [&](Matmul& mm) {
-      const Clock::time_point h0 = Clock::now();
-      cl::Event e = mm.enqueue(queue, p.a, p.b, p.c, s.m, s.n, s.k);
-      check_cl(queue.finish(), "clFinish");
-      const double host_ms = std::chrono::duration<double, std::milli>(Clock::now() - h0).count();
-      if (events_real && single_launch) {
-        cl_ulong a = 0, b = 0;
-        if (e.getProfilingInfo(CL_PROFILING_COMMAND_START, &a) == CL_SUCCESS &&
-            e.getProfilingInfo(CL_PROFILING_COMMAND_END, &b) == CL_SUCCESS && b > a) {
-          return double(b - a) * 1e-6;
-        }
-        events_real = false;  // timestamps read zero: the host clock from now on
-      }
-      return host_ms;
-    };
-    // This shape's share of what is left of the budget.
-    const double shape_deadline =
-        seconds_since(start) +
-        (options.budget_seconds - seconds_since(start)) / double(shapes.size() - si);
-
-    std::set<std::string> done;
-    const Candidate* best = nullptr;
-    double best_gflops = 0;
-    std::size_t next_in_ranking = 0;
-    for (std::size_t pick = 0; pick < ranked.size(); ++pick) {
-      if (options.stop && options.stop->load()) {
-        report.interrupted = true;
-        break;
-      }
-      // Budget: go on while the mean cost so far fits before the deadline.
-      const double mean = measured_total ? spent_measuring / double(measured_total) : 0;
-      if (pick > 0 && seconds_since(start) + mean > shape_deadline) break;
-      // The next variant: the ranking's next on every third pick or before a
-      // first success, else the unmeasured one nearest to the best.
-      // (The best's other tiers are nearest of all: distance 0.)
-      const Candidate* v = nullptr;
-      if (!best || pick % 3 == 2) {
-        while (next_in_ranking < ranked.size() && done.count(ranked[next_in_ranking].key)) {
-          ++next_in_ranking;
-        }
-        if (next_in_ranking < ranked.size()) v = &ranked[next_in_ranking];
-      }
-      if (!v) {
-        double nearest = 0;
-        for (const Candidate& c : ranked) {
-          if (done.count(c.key)) continue;
-          const double d = best ? parameter_distance(*c.variant, *best->variant) : 0;
-          if (!v || d < nearest) {
-            v = &c;
-            nearest = d;
-          }
-        }
-      }
-      if (!v) break;
-      done.insert(v->key);
-
-      const Clock::time_point t0 = Clock::now();
-      TuneMeasurement m;
-      m.variant = v->variant->name;
-      m.tier = v->tier;
-      Matmul* mm = matmul_of(*v);
-      if (!mm) {
-        m.failure = load_failure[v->key];
-      } else {
-        m.tier = mm->loaded().tier;
-        BenchResult r;
-        auto run = [&] {
-          mm->enqueue(queue, p.a, p.b, p.c, s.m, s.n, s.k);
-          return std::string();
-        };
-        if (!detail::check(queue, p, run, r)) {
-          m.failure = r.failure;
-        } else {
-          m.relative_error = r.relative_error;
-          m.ok = r.ok;
-          if (!r.ok)
-            m.failure =
-                "wrong result (relative error " + detail::format("%.1e", r.relative_error) + ")";
-          try {
-            launch_ms(*mm);  // warm-up beyond the checked launch (caches, thread pools)
-            std::vector<double> ms;
-            for (int i = 0; i < reps; ++i) ms.push_back(launch_ms(*mm));
-            std::sort(ms.begin(), ms.end());
-            m.ms = ms[ms.size() / 2];
-            m.gflops = flop / (m.ms * 1e6);
-          } catch (const Error& e) {
-            m.failure = e.what();
-            m.ok = false;
-          }
-        }
-      }
-      spent_measuring += seconds_since(t0);
-      ++measured_total;
-      if (m.ok && m.failure.empty() && m.gflops > best_gflops) {
-        best_gflops = m.gflops;
-        best = v;
-      }
-      result.measured.push_back(m);
-      if (options.progress) {
-        const double left = std::max(0.0, std::min(shape_deadline - seconds_since(start),
-                                                   spent_measuring / double(measured_total) *
-                                                       double(ranked.size() - done.size())));
-        options.progress(
-            "[" + std::to_string(done.size()) + "/" + std::to_string(ranked.size()) + "] " +
-            s.label() + ": " + v->key + " " +
-            (m.failure.empty() ? detail::format("%.1f GFLOP/s", m.gflops)
-                               : "failed: " + m.failure.substr(0, 80)) +
-            "; best " +
-            (best ? detail::format("%.1f", best_gflops) + " (" + best->key + ")" : "none") + "; " +
-            detail::format("%.1f s", seconds_since(start)) + " elapsed, ~" +
-            detail::format("%.0f s", left) + " left for this size");
-      }
-    }
-    result.exhaustive = done.size() == ranked.size();
-    // The leaders again, in turn and twice as often: measured minutes apart,
-    // near-equal variants trade places on a busy machine; side by side they
-    // do not.
-    std::vector<TuneMeasurement*> leaders;
-    for (TuneMeasurement& m : result.measured) {
-      if (m.ok && m.failure.empty() && m.gflops >= 0.8 * best_gflops) leaders.push_back(&m);
-    }
-    std::sort(
-        leaders.begin(), leaders.end(),
-        [](const TuneMeasurement* a, const TuneMeasurement* b) { return a->gflops > b->gflops; });
-    if (leaders.size() > 4) leaders.resize(4);
-    if (leaders.size() > 1 && !(options.stop && options.stop->load())) {
-      std::vector<std::vector<double>> ms(leaders.size());
-      try {
-        for (int i = 0; i < 2 * reps; ++i) {
-          for (std::size_t l = 0; l < leaders.size(); ++l) {
-            ms[l].push_back(
-                launch_ms(*built.at(leaders[l]->variant + "/" + to_string(leaders[l]->tier))));
-          }
-        }
-        for (std::size_t l = 0; l < leaders.size(); ++l) {
-          std::sort(ms[l].begin(), ms[l].end());
-          leaders[l]->ms = ms[l][ms[l].size() / 2];
-          leaders[l]->gflops = flop / (leaders[l]->ms * 1e6);
-        }
-        if (options.progress) {
-          options.progress(s.label() + ": the " + std::to_string(leaders.size()) +
-                           " fastest measured again in turn");
-        }
-      } catch (const Error&) {
-        // Keep the first measurements.
-      }
-    }
-    std::vector<const TuneMeasurement*> good;
-    for (const TuneMeasurement& m : result.measured) {
-      if (m.ok && m.failure.empty()) good.push_back(&m);
-    }
-    std::stable_sort(
-        good.begin(), good.end(),
-        [](const TuneMeasurement* a, const TuneMeasurement* b) { return a->gflops > b->gflops; });
-    if (!good.empty()) {
-      TuningEntry e;
-      e.family = family.manifest().family;
-      e.platform = caps.platform_name;
-      e.device = caps.device_name;
-      e.driver = caps.driver_version;
-      e.problem = {s.m, s.n, s.k};
-      e.measured = utc_timestamp();
-      e.fatcl_version = fatcl_version();
-      for (const TuneMeasurement* m : good) {
-        const Variant& v = family.manifest().variant(m->variant);
-        e.ranking.push_back(
-            {m->variant, tier_sha256(family.manifest(), v, m->tier), m->tier, m->gflops});
-      }
-      result.entry = std::move(e);
-    }
-    report.shapes.push_back(std::move(result));
-    if (report.interrupted) break;
   }
-  report.timing = events_real ? "event profiling (CL_PROFILING_COMMAND_START/END), median of " +
-                                    std::to_string(reps) + " launches after a checked warm-up"
-                              : "host clock around a finished queue (the driver's timestamps are "
-                                "not used), median of " +
-                                    std::to_string(reps) + " launches after a checked warm-up";
-  report.seconds = seconds_since(start);
+  bool stopped() const { return options.stop && options.stop->load(); }
+  double elapsed() const { return seconds_since(start); }
+};
+
+// Checks one candidate, then times a warm-up and `reps` launches (median).
+TuneMeasurement measure_candidate(TuneRun& run, const TuneCandidate& c, const MatmulProblem& p,
+                                  const cl::CommandQueue& queue, LaunchTimer& timer,
+                                  bool single_launch) {
+  TuneMeasurement m;
+  m.variant = c.variant->name;
+  m.tier = c.tier;
+  Matmul* mm = run.matmul_of(c);
+  if (!mm) {
+    m.failure = run.load_failure[c.key()];
+    return m;
+  }
+  m.tier = mm->loaded().tier;
+  BenchResult r;
+  auto once = [&] {
+    mm->enqueue(queue, p.a, p.b, p.c, p.m, p.n, p.k);
+    return std::string();
+  };
+  if (!detail::check(queue, p, once, r)) {
+    m.failure = r.failure;
+    return m;
+  }
+  m.relative_error = r.relative_error;
+  m.ok = r.ok;
+  if (!r.ok)
+    m.failure = "wrong result (relative error " + detail::format("%.1e", r.relative_error) + ")";
+  try {
+    timer.ms(*mm, p, single_launch);  // warm-up beyond the checked launch (caches, thread pools)
+    std::vector<double> ms;
+    for (int i = 0; i < run.reps; ++i) ms.push_back(timer.ms(*mm, p, single_launch));
+    m.ms = median(ms);
+    m.gflops = flop({p.m, p.n, p.k}) / (m.ms * 1e6);
+  } catch (const Error& e) {
+    m.failure = e.what();
+    m.ok = false;
+  }
+  return m;
+}
+
+// The leaders again, in turn and twice as often: measured minutes apart,
+// near-equal variants trade places on a busy machine; side by side they do
+// not.
+void remeasure_leaders(TuneRun& run, TuneShapeResult& result, double best_gflops,
+                       const MatmulProblem& p, LaunchTimer& timer, bool single_launch) {
+  std::vector<TuneMeasurement*> leaders;
+  for (TuneMeasurement& m : result.measured) {
+    if (m.ok && m.failure.empty() && m.gflops >= 0.8 * best_gflops) leaders.push_back(&m);
+  }
+  std::sort(leaders.begin(), leaders.end(), [](const TuneMeasurement* a, const TuneMeasurement* b) {
+    return a->gflops > b->gflops;
+  });
+  if (leaders.size() > 4) leaders.resize(4);
+  if (leaders.size() < 2 || run.stopped()) return;
+  std::vector<std::vector<double>> ms(leaders.size());
+  try {
+    for (int i = 0; i < 2 * run.reps; ++i) {
+      for (std::size_t l = 0; l < leaders.size(); ++l) {
+        const std::string key = leaders[l]->variant + "/" + to_string(leaders[l]->tier);
+        ms[l].push_back(timer.ms(*run.built.at(key), p, single_launch));
+      }
+    }
+  } catch (const Error&) {
+    return;  // keep the first measurements
+  }
+  for (std::size_t l = 0; l < leaders.size(); ++l) {
+    leaders[l]->ms = median(ms[l]);
+    leaders[l]->gflops = flop(result.shape) / (leaders[l]->ms * 1e6);
+  }
+  if (run.options.progress) {
+    run.options.progress(result.shape.label() + ": the " + std::to_string(leaders.size()) +
+                         " fastest measured again in turn");
+  }
+}
+
+// The checked measurements ranked, fastest first, as a tuning entry.
+std::optional<TuningEntry> tuning_entry(const TuneRun& run, const Family& family,
+                                        const TuneShapeResult& result) {
+  std::vector<const TuneMeasurement*> good;
+  for (const TuneMeasurement& m : result.measured) {
+    if (m.ok && m.failure.empty()) good.push_back(&m);
+  }
+  if (good.empty()) return std::nullopt;
+  std::stable_sort(
+      good.begin(), good.end(),
+      [](const TuneMeasurement* a, const TuneMeasurement* b) { return a->gflops > b->gflops; });
+  TuningEntry e;
+  e.family = family.manifest().family;
+  e.platform = run.caps.platform_name;
+  e.device = run.caps.device_name;
+  e.driver = run.caps.driver_version;
+  e.problem = {result.shape.m, result.shape.n, result.shape.k};
+  e.measured = utc_timestamp();
+  e.fatcl_version = fatcl_version();
+  for (const TuneMeasurement* m : good) {
+    const Variant& v = family.manifest().variant(m->variant);
+    e.ranking.push_back(
+        {m->variant, tier_sha256(family.manifest(), v, m->tier), m->tier, m->gflops});
+  }
+  return e;
+}
+
+void say_progress(const TuneRun& run, const TuneShapeResult& result, const TuneSearch& search,
+                  const TuneCandidate& c, const TuneMeasurement& m, double deadline) {
+  if (!run.options.progress) return;
+  const double left = std::max(
+      0.0, std::min(deadline - run.elapsed(), run.spent_measuring / double(run.measured_total) *
+                                                  double(search.size() - search.picked())));
+  const TuneCandidate* best = search.best();
+  run.options.progress(
+      "[" + std::to_string(search.picked()) + "/" + std::to_string(search.size()) + "] " +
+      result.shape.label() + ": " + c.key() + " " +
+      (m.failure.empty() ? detail::format("%.1f GFLOP/s", m.gflops)
+                         : "failed: " + m.failure.substr(0, 80)) +
+      "; best " +
+      (best ? detail::format("%.1f", search.best_gflops()) + " (" + best->key() + ")" : "none") +
+      "; " + detail::format("%.1f s", run.elapsed()) + " elapsed, ~" +
+      detail::format("%.0f s", left) + " left for this size");
+}
+
+// One shape: the search until the candidates, the shape's share of the
+// budget or the user run out, the leaders again, the entry.
+TuneShapeResult tune_shape(TuneRun& run, const Family& family, const BenchShape& s, double deadline,
+                           const cl::CommandQueue& queue, LaunchTimer& timer, std::mt19937& rng,
+                           bool* interrupted) {
+  TuneShapeResult result;
+  result.shape = s;
+  result.candidates = run.ranked.size();
+  const MatmulProblem p =
+      make_matmul_problem(run.context, s.m, s.n, s.k, MatmulInputs::Random, &rng);
+  const bool single_launch = s.k <= matmul_k_per_launch(run.caps);
+  TuneSearch search(run.ranked);
+  while (true) {
+    if (run.stopped()) {
+      *interrupted = true;
+      break;
+    }
+    // Budget: go on while the mean cost so far fits before the deadline.
+    const double mean = run.measured_total ? run.spent_measuring / double(run.measured_total) : 0;
+    if (search.picked() > 0 && run.elapsed() + mean > deadline) break;
+    const TuneCandidate* c = search.next();
+    if (!c) break;
+    const Clock::time_point t0 = Clock::now();
+    const TuneMeasurement m = measure_candidate(run, *c, p, queue, timer, single_launch);
+    run.spent_measuring += seconds_since(t0);
+    ++run.measured_total;
+    search.record(*c, m.ok && m.failure.empty() ? m.gflops : 0);
+    result.measured.push_back(m);
+    say_progress(run, result, search, *c, m, deadline);
+  }
+  result.exhaustive = search.picked() == search.size();
+  remeasure_leaders(run, result, search.best_gflops(), p, timer, single_launch);
+  result.entry = tuning_entry(run, family, result);
+  return result;
+}
+
+}  // namespace
+
+TuneReport run_tune(const cl::Context& context, const cl::Device& device,
+                    const TuneOptions& options) {
+  TuneRun run{context, device, options, DeviceCaps::query(device)};
+  TuneReport report;
+  report.device = run.caps.summary();
+  report.date = utc_timestamp();
+  const std::vector<BenchShape> shapes =
+      options.shapes.empty() ? default_tune_shapes(run.caps) : options.shapes;
+  for (const BenchShape& s : shapes) check_problem_fits(run.caps, s.m, s.n, s.k, "tune");
+  run.reps = std::max(5, options.repetitions);
+  const cl::CommandQueue queue = queue_for(context, device, CL_QUEUE_PROFILING_ENABLE);
+  LaunchTimer timer(queue, !has_driver_quirk(run.caps, "zero-profiling-timestamps"));
+
+  // Candidates: each variant in each tier the device takes for it (a
+  // variant's PTX and source builds differ in speed on NVIDIA), in the
+  // family's ranking.
+  const Family& family = matmul_family(MatmulKernel::Blocked);
+  LoadOptions fit;
+  fit.tier = options.tier;
+  for (const Candidate& c :
+       plan(family.manifest(), run.caps, fit, family.description().ranking).chain) {
+    run.ranked.push_back({c.variant, c.tier});
+  }
+  std::mt19937 rng(std::random_device{}());
+  for (std::size_t si = 0; si < shapes.size() && !report.interrupted; ++si) {
+    // This shape's share of what is left of the budget.
+    const double deadline =
+        run.elapsed() + (options.budget_seconds - run.elapsed()) / double(shapes.size() - si);
+    report.shapes.push_back(
+        tune_shape(run, family, shapes[si], deadline, queue, timer, rng, &report.interrupted));
+  }
+  const std::string launches =
+      "median of " + std::to_string(run.reps) + " launches after a checked warm-up";
+  report.timing = timer.events_real()
+                      ? "event profiling (CL_PROFILING_COMMAND_START/END), " + launches
+                      : "host clock around a finished queue (the driver's timestamps are not "
+                        "used), " +
+                            launches;
+  report.seconds = run.elapsed();
   return report;
 }
 

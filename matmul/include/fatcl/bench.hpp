@@ -63,9 +63,9 @@ struct BenchOptions {
                                    // always has it)
   int repetitions = 5;             // timed runs per kernel and size (median)
   // A fatcl kernel that ran at 1/slow_factor of the fastest result or less
-  // at one size is still checked at the sizes after, but timed once (its
-  // result says so): a CPU's naive kernel takes tens of seconds a run at
-  // 2048. At most 1: every kernel gets every round.
+  // at one size is still checked at the sizes after, and that checked run
+  // is its one timing (its result says so): a CPU's naive kernel takes tens
+  // of seconds a run at 2048. At most 1: every kernel gets every round.
   double slow_factor = 10;
   std::vector<ExternalKernel> external;
   // Progress lines ("[i/n] size: kernel (elapsed, about N s left)"); may be empty.

@@ -72,6 +72,40 @@ struct TuneReport {
 TuneReport run_tune(const cl::Context& context, const cl::Device& device,
                     const TuneOptions& options);
 
+// One thing tune measures: a variant in a tier.
+struct TuneCandidate {
+  const Variant* variant = nullptr;
+  Tier tier = Tier::SpirV;
+  std::string key() const;  // "variant/tier"
+};
+
+// The search order, apart from any device (what the tests drive with
+// made-up timings): the ranking's first, then the unmeasured candidate
+// nearest in parameters (the sum of log2 distances) to the fastest so far,
+// every third pick the ranking's next unmeasured one, and the ranking's
+// next while nothing has run; each candidate once.
+class TuneSearch {
+ public:
+  explicit TuneSearch(std::vector<TuneCandidate> ranked);
+  TuneSearch(const TuneSearch&) = delete;  // best() points into it
+  TuneSearch& operator=(const TuneSearch&) = delete;
+  // The next candidate to measure; null once every one was.
+  const TuneCandidate* next();
+  // What the candidate next() gave ran at; 0 (or less) where it failed.
+  void record(const TuneCandidate& candidate, double gflops);
+  const TuneCandidate* best() const { return best_; }
+  double best_gflops() const { return best_gflops_; }
+  std::size_t picked() const { return picked_; }
+  std::size_t size() const { return ranked_.size(); }
+
+ private:
+  std::vector<TuneCandidate> ranked_;
+  std::vector<bool> done_;
+  std::size_t picked_ = 0, next_in_ranking_ = 0;
+  const TuneCandidate* best_ = nullptr;
+  double best_gflops_ = 0;
+};
+
 // Parses "30s", "2m", "90" (seconds); throws fatcl::Error naming the text.
 double parse_budget(const std::string& text);
 

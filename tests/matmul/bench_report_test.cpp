@@ -1,0 +1,111 @@
+// fatcl bench's reports from a report made by hand: the table, the JSON
+// document and the chart say what the results hold (no device needed).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fatcl/bench.hpp"
+
+namespace fatcl {
+namespace {
+
+BenchResult result(const std::string& kernel, const std::string& variant, std::optional<Tier> tier,
+                   double gflops, bool ok = true) {
+  BenchResult r;
+  r.kernel = kernel;
+  r.variant = variant;
+  r.tier = tier;
+  r.gflops = gflops;
+  r.ms = 2.0 * 64 * 64 * 64 / (gflops * 1e6);
+  r.relative_error = 1e-7;
+  r.ok = ok;
+  r.rounds = 5;
+  return r;
+}
+
+// One size: naive, two blocked variants (one in both tiers), CLBlast, and
+// a kernel timed once.
+BenchReport report() {
+  BenchReport report;
+  report.device = "synthetic device";
+  report.date = "2026-12-01T00:00:00Z";
+  BenchSize s;
+  s.shape = {64, 64, 64};
+  s.results.push_back(result("naive", "matmul_naive", Tier::Source, 2));
+  BenchResult slow = result("tiled", "matmul_tiled_TILE4", Tier::Source, 1);
+  slow.rounds = 1;
+  slow.note = "timed once: 0.010x the fastest at 32";
+  s.results.push_back(slow);
+  s.results.push_back(result("blocked", "matmul_blocked_A", Tier::SpirV, 100));
+  s.results.push_back(result("blocked", "matmul_blocked_A", Tier::Source, 80));
+  s.results.push_back(result("blocked", "matmul_blocked_B", Tier::Source, 50));
+  s.results.push_back(result("CLBlast", "", std::nullopt, 25));
+  s.auto_variant = "matmul_blocked_A";
+  s.auto_tier = Tier::SpirV;
+  s.auto_gflops = 100;
+  s.auto_tuning = "tuning entry: synthetic";
+  s.heuristic_variant = "matmul_blocked_B";
+  s.heuristic_tier = Tier::Source;
+  s.heuristic_gflops = 50;
+  report.sizes.push_back(s);
+  return report;
+}
+
+TEST(BenchReport, TextRanksBySpeedAndMarksTheChoices) {
+  const std::string text = report().to_text();
+  const std::size_t a = text.find("matmul_blocked_A"), naive = text.find("matmul_naive");
+  ASSERT_NE(a, std::string::npos) << text;
+  EXPECT_LT(a, naive) << "fastest first\n" << text;
+  EXPECT_NE(text.find("50.00x    4.00x  ok 1.0e-07  <- automatic choice"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("<- choice without tuning"), std::string::npos) << text;
+  EXPECT_NE(text.find("(timed once: 0.010x the fastest at 32)"), std::string::npos) << text;
+  EXPECT_NE(text.find("best fatcl: matmul_blocked_A 100.0 GFLOP/s, 4.00x CLBlast; automatic "
+                      "choice matmul_blocked_A at 1.00x the best, without tuning "
+                      "matmul_blocked_B at 0.50x"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("SPIR-V / source over 1 variants (each pair timed in turn): geometric mean "
+                      "1.25x"),
+            std::string::npos)
+      << text;
+}
+
+TEST(BenchReport, JsonCarriesTheRatiosAndEachResult) {
+  const nlohmann::json j = nlohmann::json::parse(report().to_json());
+  const nlohmann::json& s = j.at("sizes").at(0);
+  EXPECT_EQ(s.at("best_fatcl_variant"), "matmul_blocked_A");
+  EXPECT_DOUBLE_EQ(s.at("best_fatcl_vs_clblast").get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(s.at("auto_vs_best").get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(s.at("heuristic_vs_best").get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(s.at("best_fatcl_vs_naive").get<double>(), 50.0);
+  EXPECT_EQ(s.at("auto_tier"), "spirv");
+  EXPECT_EQ(s.at("heuristic_tier"), "source");
+  EXPECT_DOUBLE_EQ(s.at("spirv_vs_source").at("geomean").get<double>(), 1.25);
+  ASSERT_EQ(s.at("results").size(), 6u);
+  EXPECT_EQ(s.at("results").at(1).at("rounds"), 1);
+  EXPECT_EQ(s.at("results").at(1).at("note"), "timed once: 0.010x the fastest at 32");
+  EXPECT_EQ(s.at("results").at(5).at("tier"), "");  // CLBlast has none
+}
+
+TEST(BenchReport, ChartDrawsALinePerSeriesWithItsLegend) {
+  const std::string svg = report().to_svg();
+  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  EXPECT_EQ(svg.substr(svg.size() - 7), "</svg>\n");
+  std::size_t lines = 0;
+  for (std::size_t at = svg.find("<polyline"); at != std::string::npos;
+       at = svg.find("<polyline", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 6u);  // naive, tiled, blocked, automatic, untuned, CLBlast
+  for (const char* legend :
+       {">naive<", ">tiled (best TILE)<", ">blocked (best variant)<", ">fatcl automatic choice<",
+        ">automatic, without tuning<", ">CLBlast<"}) {
+    EXPECT_NE(svg.find(legend), std::string::npos) << legend;
+  }
+  EXPECT_NE(svg.find("stroke-dasharray=\"6,4"), std::string::npos);  // the automatic choice
+  EXPECT_NE(svg.find("synthetic device, 2026-12-01T00:00:00Z"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fatcl
