@@ -94,201 +94,287 @@ std::string program_binary(cl_program program) {
   return binary;
 }
 
-Attempt try_candidate(const cl::Context& context, const cl::Device& device, const DeviceCaps& caps,
-                      const Family& family, const Variant& variant, Tier tier,
-                      const LoadOptions& options, Store& store, std::vector<std::string>& notes,
-                      ProgramCache& cache) {
-  Attempt a;
-  cl_int err = CL_SUCCESS;
-  cl_program raw = nullptr;
-  std::string how;
-  const detail::TierStrategy& strategy = detail::strategy(tier);
-  const std::string build_options = strategy.build_options(family, variant, caps);
-  // What is built: the module's or the PTX's hash, or the source's and
-  // this variant's options.
-  const BuildKey key{caps.key(), strategy.built(family, variant, build_options), tier};
-  if (std::optional<Outcome> before = store.outcome(key);
-      before && before->kind == Outcome::Kind::Build && !before->verdict.empty()) {
-    a.failure = "failed to build on this device and driver before (remembered since " +
-                before->date + "; not tried again): " + before->verdict;
+// One (variant, tier) attempt in steps: what the store remembers, a
+// program from this process, the program cache or a fresh build, the
+// kernel and its reported limits, the work-group shortfall settled, the
+// opt-in self-check, the binary kept. Each step that fails leaves the
+// reason in `failure`.
+class CandidateLoad {
+ public:
+  CandidateLoad(const cl::Context& context, const cl::Device& device, const DeviceCaps& caps,
+                const Family& family, const Variant& variant, Tier tier, const LoadOptions& options,
+                Store& store, std::vector<std::string>& notes, ProgramCache& cache)
+      : context_(context),
+        device_(device),
+        caps_(caps),
+        family_(family),
+        variant_(variant),
+        tier_(tier),
+        options_(options),
+        store_(store),
+        notes_(notes),
+        cache_(cache),
+        strategy_(detail::strategy(tier)),
+        build_options_(strategy_.build_options(family, variant, caps)),
+        // What is built: the module's or the PTX's hash, or the source's and
+        // this variant's options.
+        key_{caps.key(), strategy_.built(family, variant, build_options_), tier},
+        // The program cache's key: also the bytes handed to the driver, not
+        // only the manifest's word for them (a module that changed under the
+        // same name is a new key).
+        cache_key_(key_.to_string() + "|" + build_options_ + "|bytes " +
+                   std::to_string(fnv1a64(strategy_.input(family, variant))) + "|fatcl " +
+                   fatcl_version()),
+        trial_launch_(options.trial ? options.trial : family.description().trial) {}
+
+  Attempt run() {
+    Attempt a;
+    if (remembered_build_failure(&a.failure) || !obtain_program(&a.failure) ||
+        !make_kernel(&a.failure) || !settle_work_group(&a.failure) || !self_check(&a.failure)) {
+      return a;
+    }
+    keep_program();
+    a.loaded.program = program_;
+    a.loaded.kernel = kernel_;
+    a.loaded.variant = variant_;
+    a.loaded.tier = tier_;
+    a.loaded.origin = origin_;
+    a.loaded.kernel_work_group_size = kwg_;
+    a.loaded.kernel_local_mem_bytes = klm_;
+    a.loaded.settled_by_trial = trial_;
+    a.success_note = lead() + note_;
     return a;
   }
-  // The program cache first: a binary the driver built before for exactly
-  // this (device, driver, build, options, fatcl), checked before it is used.
-  // Keyed by the bytes handed to the driver too, not only the manifest's
-  // word for them: a module that changed under the same name is a new key.
-  const std::string_view input = strategy.input(family, variant);
-  const std::string cache_key = key.to_string() + "|" + build_options + "|bytes " +
-                                std::to_string(fnv1a64(input)) + "|fatcl " + fatcl_version();
-  bool from_cache = false, from_memory = false;
-  std::string cache_file;  // the entry a binary came from
-  cl_device_id dev = device();
-  if (std::optional<cl::Program> earlier = cache.built(context(), cache_key)) {
-    raw = (*earlier)();
-    clRetainProgram(raw);  // the cl::Program below takes this reference
-    from_cache = from_memory = true;
-    how = "program built earlier in this process";
-  } else if (std::string why; cache.enabled()) {
-    if (std::optional<std::string> binary = cache.get(cache_key, &why)) {
+
+ private:
+  bool remembered_build_failure(std::string* failure) const {
+    const std::optional<Outcome> before = store_.outcome(key_);
+    if (!before || before->kind != Outcome::Kind::Build || before->verdict.empty()) return false;
+    *failure = "failed to build on this device and driver before (remembered since " +
+               before->date + "; not tried again): " + before->verdict;
+    return true;
+  }
+
+  // The program, from this process, the program cache (a binary the driver
+  // built before for exactly this device, driver, build, options and fatcl,
+  // checked before it is used) or the tier's input, built.
+  bool obtain_program(std::string* failure) {
+    cl_device_id dev = device_();
+    if (std::optional<cl::Program> earlier = cache_.built(context_(), cache_key_)) {
+      program_ = *earlier;
+      origin_ = ProgramOrigin::Process;
+      how_ = "program built earlier in this process";
+      return true;
+    }
+    if (cl_program cached = from_program_cache()) {
+      program_ = cl::Program(cached, false);
+      origin_ = ProgramOrigin::ProgramCache;
+      return true;
+    }
+    cl_program raw = strategy_.create(context_, device_, caps_, family_, variant_, build_options_,
+                                      &how_, failure);
+    if (!raw) return false;
+    program_ = cl::Program(raw, false);  // takes ownership
+    origin_ = ProgramOrigin::Built;
+    const cl_int err = clBuildProgram(raw, 1, &dev, build_options_.c_str(), nullptr, nullptr);
+    if (err != CL_SUCCESS) {
+      *failure =
+          "clBuildProgram failed: " + cl_status_name(err) + "; build log: " + build_log(raw, dev);
+      store_.remember(key_, {Outcome::Kind::Build, *failure, ""});
+      keep(store_, notes_);
+      return false;
+    }
+    return true;
+  }
+
+  // A program built from the cache's binary, or null (a refused binary is
+  // removed, and the notes say so).
+  cl_program from_program_cache() {
+    std::string why;
+    if (!cache_.enabled()) return nullptr;
+    cl_program program = nullptr;
+    if (std::optional<std::string> binary = cache_.get(cache_key_, &why)) {
+      cl_device_id dev = device_();
       const unsigned char* bytes = reinterpret_cast<const unsigned char*>(binary->data());
       const std::size_t size = binary->size();
-      cl_int status = CL_SUCCESS;
+      cl_int status = CL_SUCCESS, err = CL_SUCCESS;
       cl_program cached =
-          clCreateProgramWithBinary(context(), 1, &dev, &size, &bytes, &status, &err);
+          clCreateProgramWithBinary(context_(), 1, &dev, &size, &bytes, &status, &err);
       if (err == CL_SUCCESS && status == CL_SUCCESS && cached &&
-          clBuildProgram(cached, 1, &dev, build_options.c_str(), nullptr, nullptr) == CL_SUCCESS) {
-        raw = cached;
-        from_cache = true;
-        cache_file = cache.path_of(cache_key).string();
+          clBuildProgram(cached, 1, &dev, build_options_.c_str(), nullptr, nullptr) == CL_SUCCESS) {
+        program = cached;
+        cache_file_ = cache_.path_of(cache_key_).string();
       } else {
-        why = "cache entry " + cache.path_of(cache_key).string() +
+        why = "cache entry " + cache_.path_of(cache_key_).string() +
               " discarded: the driver refused the binary (" +
               cl_status_name(err != CL_SUCCESS ? err : status) + ")";
         if (cached) clReleaseProgram(cached);
-        cache.remove(cache_key);
+        cache_.remove(cache_key_);
       }
     }
-    if (!why.empty()) notes.push_back(why);
+    if (!why.empty()) notes_.push_back(why);
+    return program;
   }
-  if (from_cache) {
-    // Built above.
-  } else {
-    raw = strategy.create(context, device, caps, family, variant, build_options, &how, &a.failure);
-    if (!raw) return a;
+
+  // The kernel, and what the driver reports of it: CL_KERNEL_WORK_GROUP_SIZE
+  // and CL_KERNEL_LOCAL_MEM_SIZE (plan() checked the module's own __local
+  // bytes against the device).
+  bool make_kernel(std::string* failure) {
+    cl_int err = CL_SUCCESS;
+    cl_kernel raw = clCreateKernel(program_(), family_.manifest().kernel.c_str(), &err);
+    if (err != CL_SUCCESS || !raw) {
+      *failure = "clCreateKernel(" + family_.manifest().kernel + ") failed: " + cl_status_name(err);
+      return false;
+    }
+    kernel_ = cl::Kernel(raw, false);
+    cl_device_id dev = device_();
+    err =
+        clGetKernelWorkGroupInfo(raw, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg_, &kwg_, nullptr);
+    if (err == CL_SUCCESS) {
+      err =
+          clGetKernelWorkGroupInfo(raw, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof klm_, &klm_, nullptr);
+    }
+    if (err != CL_SUCCESS) {
+      *failure = "clGetKernelWorkGroupInfo failed: " + cl_status_name(err);
+      return false;
+    }
+    if (klm_ > caps_.local_mem_bytes &&
+        !has_driver_quirk(caps_, "misreported-kernel-local-mem-size")) {
+      *failure = "CL_KERNEL_LOCAL_MEM_SIZE is " + std::to_string(klm_) + " B, the device has " +
+                 std::to_string(caps_.local_mem_bytes) + " B";
+      return false;
+    }
+    note_ = "; CL_KERNEL_WORK_GROUP_SIZE " + std::to_string(kwg_);
+    return true;
   }
-  cl::Program program(raw, false);  // takes ownership
-  err = from_cache ? CL_SUCCESS
-                   : clBuildProgram(raw, 1, &dev, build_options.c_str(), nullptr, nullptr);
-  if (err != CL_SUCCESS) {
-    a.failure =
-        "clBuildProgram failed: " + cl_status_name(err) + "; build log: " + build_log(raw, dev);
-    store.remember(key, {Outcome::Kind::Build, a.failure, ""});
-    keep(store, notes);
-    return a;
-  }
-  cl_kernel raw_kernel = clCreateKernel(raw, family.manifest().kernel.c_str(), &err);
-  if (err != CL_SUCCESS || !raw_kernel) {
-    a.failure = "clCreateKernel(" + family.manifest().kernel + ") failed: " + cl_status_name(err);
-    return a;
-  }
-  cl::Kernel kernel(raw_kernel, false);
-  std::size_t kwg = 0;
-  cl_ulong klm = 0;
-  err = clGetKernelWorkGroupInfo(raw_kernel, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg,
-                                 nullptr);
-  if (err == CL_SUCCESS) {
-    err = clGetKernelWorkGroupInfo(raw_kernel, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof klm, &klm,
-                                   nullptr);
-  }
-  if (err != CL_SUCCESS) {
-    a.failure = "clGetKernelWorkGroupInfo failed: " + cl_status_name(err);
-    return a;
-  }
-  // plan() checked the module's own __local bytes against the device.
-  if (klm > caps.local_mem_bytes && !has_driver_quirk(caps, "misreported-kernel-local-mem-size")) {
-    a.failure = "CL_KERNEL_LOCAL_MEM_SIZE is " + std::to_string(klm) + " B, the device has " +
-                std::to_string(caps.local_mem_bytes) + " B";
-    return a;
-  }
-  // What was checked, after a lead saying where the program came from.
-  std::string note = "; CL_KERNEL_WORK_GROUP_SIZE " + std::to_string(kwg);
-  const std::size_t needed = variant.work_group_items();
-  bool trial = false;
-  // Drivers misreport this (rusticl 32, NVIDIA 256, yet 32x32 groups run):
-  // neither trust nor reject the number; settle it by a checked launch, or
-  // without one by the known-quirk table (plan() checked the device limit).
-  const TrialLaunch& trial_launch = options.trial ? options.trial : family.description().trial;
+
   // The trial problem's verdict for this build ("" = correct): remembered in
   // the store per device, driver and build, else run once and remembered.
   // `seen` says since when it is remembered.
-  auto trial_verdict = [&](std::string* seen) {
-    if (std::optional<Outcome> before = store.outcome(key);
+  std::string trial_verdict(std::string* seen) {
+    if (std::optional<Outcome> before = store_.outcome(key_);
         before && before->kind == Outcome::Kind::Trial) {
       *seen = " (remembered for this device and driver since " + before->date + ")";
       return before->verdict;
     }
-    std::string verdict = trial_launch(context, device, kernel, variant);
-    store.remember(key, {Outcome::Kind::Trial, verdict, ""});
-    keep(store, notes);
+    std::string verdict = trial_launch_(context_, device_, kernel_, variant_);
+    store_.remember(key_, {Outcome::Kind::Trial, verdict, ""});
+    keep(store_, notes_);
     return verdict;
-  };
-  if (needed > kwg && !trial_launch) {
-    if (!has_driver_quirk(caps, "misreported-kernel-work-group-size")) {
-      a.failure = "CL_KERNEL_WORK_GROUP_SIZE is " + std::to_string(kwg) + ", below the " +
-                  std::to_string(needed) + " work-items the variant requires, the family " +
-                  "gives no trial launch and this driver is not known to misreport it";
-      return a;
-    }
-    note += ", below the " + std::to_string(needed) +
-            " work-items required; a known quirk of this driver, so the device limit is used";
-  } else if (needed > kwg) {
-    std::string seen;
-    const std::string verdict = trial_verdict(&seen);
-    if (!verdict.empty()) {
-      a.failure = "CL_KERNEL_WORK_GROUP_SIZE is " + std::to_string(kwg) + ", below the " +
-                  std::to_string(needed) + " required, and the trial launch failed" + seen + ": " +
-                  verdict;
-      return a;
-    }
-    note += ", below the " + std::to_string(needed) +
-            " work-items required; a trial launch "
-            "ran correctly, so the driver misreports it" +
-            seen;
-    trial = true;
-  } else if (needed > 0) {
-    note += " covers the " + std::to_string(needed) + " work-items required";
   }
-  const bool self_check = options.self_check || detail::self_check_from_environment();
-  if (self_check && trial) {
-    note += " (that trial launch is the self-check)";
-  } else if (self_check) {
-    if (!trial_launch) {
-      note += "; no self-check: the family gives no trial problem";
+
+  // Drivers misreport CL_KERNEL_WORK_GROUP_SIZE (rusticl 32, NVIDIA 256,
+  // yet 32x32 groups run): neither trust nor reject the number; settle a
+  // shortfall by a checked launch, or without one by the known-quirk table
+  // (plan() checked the device limit).
+  bool settle_work_group(std::string* failure) {
+    const std::size_t needed = variant_.work_group_items();
+    const std::string shortfall = "CL_KERNEL_WORK_GROUP_SIZE is " + std::to_string(kwg_) +
+                                  ", below the " + std::to_string(needed);
+    if (needed > kwg_ && !trial_launch_) {
+      if (!has_driver_quirk(caps_, "misreported-kernel-work-group-size")) {
+        *failure = shortfall + " work-items the variant requires, the family gives no trial " +
+                   "launch and this driver is not known to misreport it";
+        return false;
+      }
+      note_ += ", below the " + std::to_string(needed) +
+               " work-items required; a known quirk of this driver, so the device limit is used";
+    } else if (needed > kwg_) {
+      std::string seen;
+      const std::string verdict = trial_verdict(&seen);
+      if (!verdict.empty()) {
+        *failure = shortfall + " required, and the trial launch failed" + seen + ": " + verdict;
+        return false;
+      }
+      note_ += ", below the " + std::to_string(needed) +
+               " work-items required; a trial launch ran correctly, so the driver misreports it" +
+               seen;
+      trial_ = true;
+    } else if (needed > 0) {
+      note_ += " covers the " + std::to_string(needed) + " work-items required";
+    }
+    return true;
+  }
+
+  // Opt-in (LoadOptions::self_check, FATCL_SELF_CHECK=1): the trial problem
+  // against the CPU reference; a build that computes wrong is marked bad.
+  bool self_check(std::string* failure) {
+    if (!options_.self_check && !detail::self_check_from_environment()) return true;
+    if (trial_) {
+      note_ += " (that trial launch is the self-check)";
+    } else if (!trial_launch_) {
+      note_ += "; no self-check: the family gives no trial problem";
     } else {
       std::string seen;
       const std::string verdict = trial_verdict(&seen);
       if (!verdict.empty()) {
-        a.failure = "self-check failed, so this build is marked bad for this device and driver" +
-                    seen + ": " + verdict;
-        return a;
+        *failure = "self-check failed, so this build is marked bad for this device and driver" +
+                   seen + ": " + verdict;
+        return false;
       }
-      note += "; self-check: the trial problem matched the CPU reference" + seen;
+      note_ += "; self-check: the trial problem matched the CPU reference" + seen;
     }
+    return true;
   }
+
   // Kernels were created from the program and it passed every check: now
-  // its binary may be kept.
-  const ProgramOrigin origin = from_memory  ? ProgramOrigin::Process
-                               : from_cache ? ProgramOrigin::ProgramCache
-                                            : ProgramOrigin::Built;
-  if (origin != ProgramOrigin::Process) cache.keep_built(context(), cache_key, program);
-  if (origin == ProgramOrigin::Built && cache.enabled()) {
-    if (std::string binary = program_binary(raw); !binary.empty()) {
-      if (std::string warning = cache.put(cache_key, binary); !warning.empty()) {
-        notes.push_back(warning);
+  // it is shared in this process and its binary may be kept on disk.
+  void keep_program() {
+    if (origin_ != ProgramOrigin::Process) cache_.keep_built(context_(), cache_key_, program_);
+    if (origin_ != ProgramOrigin::Built || !cache_.enabled()) return;
+    if (std::string binary = program_binary(program_()); !binary.empty()) {
+      if (std::string warning = cache_.put(cache_key_, binary); !warning.empty()) {
+        notes_.push_back(warning);
       }
     }
   }
-  switch (origin) {
-    case ProgramOrigin::Process:
-      note = "reused the " + how + note;
-      break;
-    case ProgramOrigin::ProgramCache:
-      note = "loaded from the fatcl cache " + cache_file + note;
-      break;
-    case ProgramOrigin::Built:
-      note = "built from the " + how + note;
-      break;
+
+  // Where the program came from, for the explanation.
+  std::string lead() const {
+    switch (origin_) {
+      case ProgramOrigin::Process:
+        return "reused the " + how_;
+      case ProgramOrigin::ProgramCache:
+        return "loaded from the fatcl cache " + cache_file_;
+      case ProgramOrigin::Built:
+        break;
+    }
+    return "built from the " + how_;
   }
-  a.loaded.program = program;
-  a.loaded.kernel = kernel;
-  a.loaded.variant = variant;
-  a.loaded.tier = tier;
-  a.loaded.origin = origin;
-  a.loaded.kernel_work_group_size = kwg;
-  a.loaded.kernel_local_mem_bytes = klm;
-  a.loaded.settled_by_trial = trial;
-  a.success_note = note;
-  return a;
+
+  const cl::Context& context_;
+  const cl::Device& device_;
+  const DeviceCaps& caps_;
+  const Family& family_;
+  const Variant& variant_;
+  const Tier tier_;
+  const LoadOptions& options_;
+  Store& store_;
+  std::vector<std::string>& notes_;
+  ProgramCache& cache_;
+  const detail::TierStrategy& strategy_;
+  const std::string build_options_;
+  const BuildKey key_;
+  const std::string cache_key_;
+  const TrialLaunch& trial_launch_;
+
+  cl::Program program_;
+  cl::Kernel kernel_;
+  ProgramOrigin origin_ = ProgramOrigin::Built;
+  std::string how_;         // what was handed to the driver and through what
+  std::string cache_file_;  // the cache entry a binary came from
+  std::size_t kwg_ = 0;
+  cl_ulong klm_ = 0;
+  bool trial_ = false;  // the work-group shortfall was settled by a trial launch
+  std::string note_;    // what was checked, after the lead
+};
+
+Attempt try_candidate(const cl::Context& context, const cl::Device& device, const DeviceCaps& caps,
+                      const Family& family, const Variant& variant, Tier tier,
+                      const LoadOptions& options, Store& store, std::vector<std::string>& notes,
+                      ProgramCache& cache) {
+  return CandidateLoad(context, device, caps, family, variant, tier, options, store, notes, cache)
+      .run();
 }
 
 }  // namespace
