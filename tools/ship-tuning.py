@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Merge tuning databases written by `fatcl tune` into loader/tuning/shipped.json.
+"""Merge tuning databases written by `fatcl tune` into matmul/tuning/shipped.json.
 
 Usage: tools/ship-tuning.py OUT.json DB.json[:DEVICE_GLOB] ...
 

@@ -131,6 +131,71 @@ std::array<std::size_t, 2> Matmul::local_size() const {
   return matmul_geometry(impl_->kernel, impl_->loaded.variant, 1, 1, impl_->free_local).local;
 }
 
+namespace {
+
+// The checks of one enqueue, in CLBlast's manner: one function that says
+// which argument is wrong and why. Throws fatcl::Error.
+void check_queue(const cl::CommandQueue& queue, const cl::Context& context,
+                 const cl::Device& device) {
+  if (!queue()) throw Error("Matmul: the queue is null");
+  cl_context queue_context = nullptr;
+  check_cl(clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context,
+                                 nullptr),
+           "clGetCommandQueueInfo(CL_QUEUE_CONTEXT)");
+  if (queue_context != context()) {
+    throw Error(
+        "Matmul: the queue belongs to another context than the one this Matmul was built "
+        "for");
+  }
+  cl_device_id queue_device = nullptr;
+  check_cl(
+      clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof queue_device, &queue_device, nullptr),
+      "clGetCommandQueueInfo(CL_QUEUE_DEVICE)");
+  if (queue_device != device()) {
+    throw Error("Matmul: the queue is for another device than the one this Matmul was built for");
+  }
+}
+
+// A matrix buffer: not null, of this context, readable (A, B) or writable
+// (C), and holding `floats` floats of the m x n x k product.
+void check_buffer(const cl::Buffer& buffer, const char* name, bool written, std::size_t floats,
+                  const cl::Context& context, const std::string& product) {
+  const cl_mem mem = buffer();
+  if (!mem) throw Error(std::string("Matmul: buffer ") + name + " is null");
+  std::size_t size = 0;
+  check_cl(clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, nullptr),
+           std::string("clGetMemObjectInfo(") + name + ")");
+  cl_context owner = nullptr;
+  check_cl(clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, nullptr),
+           std::string("clGetMemObjectInfo(") + name + ", CL_MEM_CONTEXT)");
+  if (owner != context()) {
+    throw Error(std::string("Matmul: buffer ") + name +
+                " belongs to another context than the one this Matmul was built for");
+  }
+  cl_mem_flags flags = 0;
+  check_cl(clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof flags, &flags, nullptr),
+           std::string("clGetMemObjectInfo(") + name + ", CL_MEM_FLAGS)");
+  if (written && (flags & CL_MEM_READ_ONLY)) {
+    throw Error(std::string("Matmul: buffer ") + name +
+                " is CL_MEM_READ_ONLY; the kernel writes it");
+  }
+  if (!written && (flags & CL_MEM_WRITE_ONLY)) {
+    throw Error(std::string("Matmul: buffer ") + name +
+                " is CL_MEM_WRITE_ONLY; the kernel reads it");
+  }
+  if (floats > SIZE_MAX / sizeof(float)) {
+    throw Error(std::string("Matmul: ") + name + " of the " + product +
+                " product would take more bytes than a size_t holds");
+  }
+  if (size < floats * sizeof(float)) {
+    throw Error(std::string("Matmul: buffer ") + name + " has " + std::to_string(size) +
+                " B, the " + product + " product needs " + std::to_string(floats * sizeof(float)) +
+                " B");
+  }
+}
+
+}  // namespace
+
 cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
                           const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k,
                           const std::vector<cl::Event>& wait) const {
@@ -140,62 +205,13 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
                   std::to_string(INT_MAX));
     }
   }
+  check_queue(queue, impl_->context, impl_->device);
   // Products of two sizes below 2^31 fit in 64 bits; their bytes may not.
-  const std::pair<const cl::Buffer*, std::size_t> needs[3] = {
-      {&a, m * k}, {&b, k * n}, {&c, m * n}};
-  const char* names[3] = {"A", "B", "C"};
-  if (!queue()) throw Error("Matmul: the queue is null");
-  cl_context queue_context = nullptr;
-  check_cl(clGetCommandQueueInfo(queue(), CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context,
-                                 nullptr),
-           "clGetCommandQueueInfo(CL_QUEUE_CONTEXT)");
-  if (queue_context != impl_->context()) {
-    throw Error(
-        "Matmul: the queue belongs to another context than the one this Matmul was "
-        "built for");
-  }
-  cl_device_id queue_device = nullptr;
-  check_cl(
-      clGetCommandQueueInfo(queue(), CL_QUEUE_DEVICE, sizeof queue_device, &queue_device, nullptr),
-      "clGetCommandQueueInfo(CL_QUEUE_DEVICE)");
-  if (queue_device != impl_->device()) {
-    throw Error("Matmul: the queue is for another device than the one this Matmul was built for");
-  }
-  for (int i = 0; i < 3; ++i) {
-    const cl_mem mem = (*needs[i].first)();
-    if (!mem) throw Error(std::string("Matmul: buffer ") + names[i] + " is null");
-    std::size_t size = 0;
-    cl_int err = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, nullptr);
-    check_cl(err, std::string("clGetMemObjectInfo(") + names[i] + ")");
-    cl_context owner = nullptr;
-    check_cl(clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof owner, &owner, nullptr),
-             std::string("clGetMemObjectInfo(") + names[i] + ", CL_MEM_CONTEXT)");
-    if (owner != impl_->context()) {
-      throw Error(std::string("Matmul: buffer ") + names[i] +
-                  " belongs to another context than the one this Matmul was built for");
-    }
-    cl_mem_flags flags = 0;
-    check_cl(clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof flags, &flags, nullptr),
-             std::string("clGetMemObjectInfo(") + names[i] + ", CL_MEM_FLAGS)");
-    if (i == 2 && (flags & CL_MEM_READ_ONLY)) {
-      throw Error("Matmul: buffer C is CL_MEM_READ_ONLY; the kernel writes it");
-    }
-    if (i < 2 && (flags & CL_MEM_WRITE_ONLY)) {
-      throw Error(std::string("Matmul: buffer ") + names[i] +
-                  " is CL_MEM_WRITE_ONLY; the kernel reads it");
-    }
-    if (needs[i].second > SIZE_MAX / sizeof(float)) {
-      throw Error(std::string("Matmul: ") + names[i] + " of the " + std::to_string(m) + "x" +
-                  std::to_string(n) + "x" + std::to_string(k) +
-                  " product would take more bytes than a size_t holds");
-    }
-    if (size < needs[i].second * sizeof(float)) {
-      throw Error(std::string("Matmul: buffer ") + names[i] + " has " + std::to_string(size) +
-                  " B, the " + std::to_string(m) + "x" + std::to_string(n) + "x" +
-                  std::to_string(k) + " product needs " +
-                  std::to_string(needs[i].second * sizeof(float)) + " B");
-    }
-  }
+  const std::string product = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  check_buffer(a, "A", false, m * k, impl_->context, product);
+  check_buffer(b, "B", false, k * n, impl_->context, product);
+  check_buffer(c, "C", true, m * n, impl_->context, product);
+
   const LoadedKernel& chosen = loaded_for(m, n, k);
   const LaunchGeometry g = matmul_geometry(impl_->kernel, chosen.variant, m, n, impl_->free_local);
   std::vector<cl_event> events;

@@ -33,130 +33,175 @@ struct DemoOptions {
   std::string explain = "grouped";  // or "all": a line for every (variant, tier)
 };
 
-int run_demo(const DemoOptions& options) {
-  if (options.m == 0 || options.n == 0 || options.k == 0) {
-    throw Error("demo: M, N and K must be at least 1 (got " + std::to_string(options.m) + "x" +
-                std::to_string(options.n) + "x" + std::to_string(options.k) + ")");
+// The demo's stages over what they share: the device, the problem, the
+// report (text on stdout as it happens; with --json one document at the end).
+class Demo {
+ public:
+  explicit Demo(const DemoOptions& options) : options_(options) {}
+
+  int run() {
+    open_device();
+    const LoadedKernel& choice = choose();
+    Matmul naive(context_, device_, [] {
+      MatmulOptions o;
+      o.kernel = MatmulKernel::Naive;
+      return o;
+    }());
+    make_problem();
+    const std::size_t m = options_.m, n = options_.n, k = options_.k;
+    const MatmulProblem& p = problem_;
+    auto run_chosen = [&] { return automatic_->enqueue(queue_, p.a, p.b, p.c, m, n, k); };
+    auto run_naive = [&] { return naive.enqueue(queue_, p.a, p.b, p.c, m, n, k); };
+    const std::string chosen_name =
+        "fatcl " + choice.variant.name + " [" + to_string(choice.tier) + "]";
+    verify(chosen_name, run_chosen);
+    verify("naive", run_naive);
+    rows_.push_back({chosen_name, median_ms(queue_, run_chosen, options_.repetitions)});
+    rows_.push_back({"naive (global memory)", median_ms(queue_, run_naive, options_.repetitions)});
+    time_clblast();
+    print_timings();
+    report_["ok"] = failures_ == 0;
+    if (options_.json) std::printf("%s\n", report_.dump(2).c_str());
+    return failures_ == 0 ? 0 : 1;
   }
-  // Text goes to stdout as it happens; with --json, one document at the end.
-  auto say = [&](const char* format, auto... args) {
-    if (!options.json) std::printf(format, args...);
-  };
-  nlohmann::json report;
-  cl::Device device = pick_device(options.platform, options.device);
-  const DeviceCaps caps = DeviceCaps::query(device);
-  check_problem_fits(caps, options.m, options.n, options.k, "demo");
-  say("device: %s\n", caps.summary().c_str());
-  report["device"] = {{"platform", caps.platform_name},
-                      {"name", caps.device_name},
-                      {"driver_version", caps.driver_version},
-                      {"summary", caps.summary()}};
-  const cl::Context context = context_for(device);
-  const cl::CommandQueue queue = queue_for(context, device);
 
-  MatmulOptions chosen_options;
-  chosen_options.variant = options.variant;
-  if (!options.tier.empty()) chosen_options.tier = parse_tier(options.tier);
-  auto load_start = std::chrono::steady_clock::now();
-  Matmul automatic(context, device, chosen_options);
-  // The variant for this shape: a tuning entry may name another.
-  const LoadedKernel& choice = automatic.loaded_for(options.m, options.n, options.k);
-  double load_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
-          .count();
-  const Explanation::Detail detail =
-      options.explain == "all" ? Explanation::Detail::EveryStep : Explanation::Detail::Grouped;
-  say("\nfatcl's choice (loaded in %.0f ms):\n%s", load_ms,
-      choice.explanation.to_string(detail).c_str());
-  report["choice"] = {
-      {"variant", choice.variant.name},
-      {"tier", to_string(choice.tier)},
-      {"load_ms", load_ms},
-      {"explanation", choice.explanation.to_string(Explanation::Detail::EveryStep)}};
-  MatmulOptions naive_options;
-  naive_options.kernel = MatmulKernel::Naive;
-  Matmul naive(context, device, naive_options);
-
-  const std::size_t m = options.m, n = options.n, k = options.k;
-  std::random_device seed_source;
-  const unsigned seed = seed_source();
-  std::mt19937 rng(seed);
-  // The reference costs M*N*K double multiply-adds on one core: past 2^30 of
-  // them, check a spread of whole rows of C (always the first and last).
-  const MatmulProblem problem =
-      make_matmul_problem(context, m, n, k, MatmulInputs::Random, &rng, std::size_t(1) << 30);
-  say("\nC = A*B with M=%zu N=%zu K=%zu, inputs uniform in [-1,1] (seed %u)\n", m, n, k, seed);
-  report["problem"] = {{"m", m}, {"n", n}, {"k", k}, {"seed", seed}};
-  report["checks"] = nlohmann::json::array();
-  const std::string scope = problem.scope();
-  int failures = 0;
-  auto verify = [&](const char* what, const std::function<cl::Event()>& run) {
-    const CheckedRun r = run_checked(queue, problem, [&] {
-      run();
-      return std::string();
-    });
-    if (!r.ran) throw Error(std::string("demo: ") + what + " did not run: " + r.failure);
-    failures += r.ok ? 0 : 1;
-    say("check %-34s relative error %.2e vs double-precision CPU reference (%s): %s\n", what,
-        r.relative_error, scope.c_str(), r.ok ? "OK" : "FAILED (tolerance 1e-5)");
-    report["checks"].push_back(
-        {{"name", what},
-         {"relative_error", std::isnan(r.relative_error) ? -1.0 : r.relative_error},
-         {"rows_checked", problem.rows.size()},
-         {"ok", r.ok}});
-  };
-  const cl::Buffer &da = problem.a, &db = problem.b, &dc = problem.c;
-  auto run_chosen = [&] { return automatic.enqueue(queue, da, db, dc, m, n, k); };
-  auto run_naive = [&] { return naive.enqueue(queue, da, db, dc, m, n, k); };
-  const std::string chosen_name =
-      "fatcl " + choice.variant.name + " [" + to_string(choice.tier) + "]";
-  verify(chosen_name.c_str(), run_chosen);
-  verify("naive", run_naive);
-
+ private:
   struct Row {
     std::string name;
     double ms;
   };
-  std::vector<Row> rows;
-  rows.push_back({chosen_name, median_ms(queue, run_chosen, options.repetitions)});
-  rows.push_back({"naive (global memory)", median_ms(queue, run_naive, options.repetitions)});
+
+  template <typename... Args>
+  void say(const char* format, Args... args) const {
+    if (!options_.json) std::printf(format, args...);
+  }
+
+  void open_device() {
+    device_ = pick_device(options_.platform, options_.device);
+    const DeviceCaps caps = DeviceCaps::query(device_);
+    check_problem_fits(caps, options_.m, options_.n, options_.k, "demo");
+    // The explanation below starts with the device.
+    report_["device"] = {{"platform", caps.platform_name},
+                         {"name", caps.device_name},
+                         {"driver_version", caps.driver_version},
+                         {"summary", caps.summary()}};
+    context_ = context_for(device_);
+    queue_ = queue_for(context_, device_);
+  }
+
+  // fatcl's choice for this shape (a tuning entry may name another than the
+  // constructor's), with its explanation.
+  const LoadedKernel& choose() {
+    MatmulOptions chosen_options;
+    chosen_options.variant = options_.variant;
+    if (!options_.tier.empty()) chosen_options.tier = parse_tier(options_.tier);
+    const auto load_start = std::chrono::steady_clock::now();
+    automatic_ = std::make_unique<Matmul>(context_, device_, chosen_options);
+    const LoadedKernel& choice = automatic_->loaded_for(options_.m, options_.n, options_.k);
+    const double load_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
+            .count();
+    const Explanation::Detail detail =
+        options_.explain == "all" ? Explanation::Detail::EveryStep : Explanation::Detail::Grouped;
+    say("\nfatcl's choice (loaded in %.0f ms):\n%s", load_ms,
+        choice.explanation.to_string(detail).c_str());
+    report_["choice"] = {
+        {"variant", choice.variant.name},
+        {"tier", to_string(choice.tier)},
+        {"load_ms", load_ms},
+        {"explanation", choice.explanation.to_string(Explanation::Detail::EveryStep)}};
+    return choice;
+  }
+
+  // Fresh random inputs; the reference costs M*N*K double multiply-adds on
+  // one core: past 2^30 of them, a spread of whole rows of C is checked
+  // (always the first and last).
+  void make_problem() {
+    const unsigned seed = std::random_device{}();
+    std::mt19937 rng(seed);
+    problem_ = make_matmul_problem(context_, options_.m, options_.n, options_.k,
+                                   MatmulInputs::Random, &rng, std::size_t(1) << 30);
+    say("\nC = A*B with M=%zu N=%zu K=%zu, inputs uniform in [-1,1] (seed %u)\n", options_.m,
+        options_.n, options_.k, seed);
+    report_["problem"] = {{"m", options_.m}, {"n", options_.n}, {"k", options_.k}, {"seed", seed}};
+    report_["checks"] = nlohmann::json::array();
+  }
+
+  void verify(const std::string& what, const std::function<cl::Event()>& run) {
+    const CheckedRun r = run_checked(queue_, problem_, [&] {
+      run();
+      return std::string();
+    });
+    if (!r.ran) throw Error("demo: " + what + " did not run: " + r.failure);
+    failures_ += r.ok ? 0 : 1;
+    say("check %-34s relative error %.2e vs double-precision CPU reference (%s): %s\n",
+        what.c_str(), r.relative_error, problem_.scope().c_str(),
+        r.ok ? "OK" : "FAILED (tolerance 1e-5)");
+    report_["checks"].push_back(
+        {{"name", what},
+         {"relative_error", std::isnan(r.relative_error) ? -1.0 : r.relative_error},
+         {"rows_checked", problem_.rows.size()},
+         {"ok", r.ok}});
+  }
+
+  void time_clblast() {
 #ifdef FATCL_WITH_CLBLAST
-  if (options.clblast) {
-    cl_command_queue raw_queue = queue();
+    if (!options_.clblast) return;
+    cl_command_queue raw_queue = queue_();
+    const std::size_t m = options_.m, n = options_.n, k = options_.k;
     auto run_clblast = [&] {
       cl_event e = nullptr;
       auto status = clblast::Gemm(clblast::Layout::kRowMajor, clblast::Transpose::kNo,
-                                  clblast::Transpose::kNo, m, n, k, 1.0f, da(), 0, k, db(), 0, n,
-                                  0.0f, dc(), 0, n, &raw_queue, &e);
+                                  clblast::Transpose::kNo, m, n, k, 1.0f, problem_.a(), 0, k,
+                                  problem_.b(), 0, n, 0.0f, problem_.c(), 0, n, &raw_queue, &e);
       if (status != clblast::StatusCode::kSuccess) {
         throw Error("CLBlast SGEMM failed with status " + std::to_string(static_cast<int>(status)));
       }
       return cl::Event(e, false);
     };
     verify("CLBlast SGEMM", run_clblast);
-    rows.push_back(
-        {"CLBlast SGEMM (Debian libclblast)", median_ms(queue, run_clblast, options.repetitions)});
-  }
+    rows_.push_back({"CLBlast SGEMM (Debian libclblast)",
+                     median_ms(queue_, run_clblast, options_.repetitions)});
 #endif
-  const double flop = 2.0 * double(m) * double(n) * double(k);
-  say("\ntiming, median of %d runs after a checked warm-up (host clock around a finished "
-      "queue):\n",
-      options.repetitions);
-  report["timings"] = nlohmann::json::array();
-  for (const Row& r : rows) {
-    say("  %-40s %10.2f ms %9.2f GFLOP/s\n", r.name.c_str(), r.ms, flop / (r.ms * 1e6));
-    report["timings"].push_back({{"name", r.name}, {"ms", r.ms}, {"gflops", flop / (r.ms * 1e6)}});
   }
-  say("  fatcl / naive: %.2fx", rows[1].ms / rows[0].ms);
-  report["fatcl_vs_naive"] = rows[1].ms / rows[0].ms;
-  if (rows.size() > 2) {
-    say("   fatcl / CLBlast: %.2fx", rows[2].ms / rows[0].ms);
-    report["fatcl_vs_clblast"] = rows[2].ms / rows[0].ms;
+
+  void print_timings() {
+    const double flop = 2.0 * double(options_.m) * double(options_.n) * double(options_.k);
+    say("\ntiming, median of %d runs after a checked warm-up (host clock around a finished "
+        "queue):\n",
+        options_.repetitions);
+    report_["timings"] = nlohmann::json::array();
+    for (const Row& r : rows_) {
+      say("  %-40s %10.2f ms %9.2f GFLOP/s\n", r.name.c_str(), r.ms, flop / (r.ms * 1e6));
+      report_["timings"].push_back(
+          {{"name", r.name}, {"ms", r.ms}, {"gflops", flop / (r.ms * 1e6)}});
+    }
+    say("  fatcl / naive: %.2fx", rows_[1].ms / rows_[0].ms);
+    report_["fatcl_vs_naive"] = rows_[1].ms / rows_[0].ms;
+    if (rows_.size() > 2) {
+      say("   fatcl / CLBlast: %.2fx", rows_[2].ms / rows_[0].ms);
+      report_["fatcl_vs_clblast"] = rows_[2].ms / rows_[0].ms;
+    }
+    say("   (speed ratios, same run)\n");
   }
-  say("   (speed ratios, same run)\n");
-  report["ok"] = failures == 0;
-  if (options.json) std::printf("%s\n", report.dump(2).c_str());
-  return failures == 0 ? 0 : 1;
+
+  const DemoOptions& options_;
+  cl::Device device_;
+  cl::Context context_;
+  cl::CommandQueue queue_;
+  std::unique_ptr<Matmul> automatic_;
+  MatmulProblem problem_;
+  nlohmann::json report_;
+  std::vector<Row> rows_;
+  int failures_ = 0;
+};
+
+int run_demo(const DemoOptions& options) {
+  if (options.m == 0 || options.n == 0 || options.k == 0) {
+    throw Error("demo: M, N and K must be at least 1 (got " + std::to_string(options.m) + "x" +
+                std::to_string(options.n) + "x" + std::to_string(options.k) + ")");
+  }
+  return Demo(options).run();
 }
 
 }  // namespace
