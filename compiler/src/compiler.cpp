@@ -154,6 +154,71 @@ std::string self_contained_source(const fs::path& source, const std::vector<fs::
   return "#line 1 \"" + source.filename().string() + "\"\n" + body;
 }
 
+namespace {
+
+// A folder in /tmp for one variant's intermediate files, removed with it.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    char dir_template[] = "/tmp/fatcl-compile-XXXXXX";
+    if (!mkdtemp(dir_template)) throw Error("cannot create a temporary folder in /tmp");
+    path_ = dir_template;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// clang-15 -> opt-15 -> llvm-spirv-15 on the self-contained copy `cl`.
+std::vector<std::uint32_t> compile_spirv(const Toolchain& toolchain, const VariantRequest& request,
+                                         const fs::path& cl, const fs::path& dir) {
+  std::vector<std::string> clang{toolchain.clang};
+  clang.insert(clang.end(), kClangFlags.begin(), kClangFlags.end());
+  for (const auto& [k, v] : request.params) clang.push_back("-D" + k + "=" + std::to_string(v));
+  clang.insert(clang.end(), request.extra_clang_flags.begin(), request.extra_clang_flags.end());
+  clang.insert(clang.end(), {"-emit-llvm", "-c", cl.string(), "-o", (dir / "k0.bc").string()});
+  run_tool(clang, "clang");
+  run_tool({toolchain.opt, std::string("-passes=") + kSpirvPasses, (dir / "k0.bc").string(), "-o",
+            (dir / "k.bc").string()},
+           "opt");
+  run_tool({toolchain.llvm_spirv, "--spirv-max-version=" + request.spirv_max_version,
+            (dir / "k.bc").string(), "-o", (dir / "k.spv").string()},
+           "llvm-spirv");
+  return read_spirv(dir / "k.spv");
+}
+
+// The family-level fields of a variant's manifest: how it was compiled.
+void describe_compile(const Toolchain& toolchain, const VariantRequest& request,
+                      const std::string& source, Manifest& m) {
+  m.generator = kGenerator;
+  m.family = request.family;
+  m.kernel = request.kernel;
+  m.source_file = request.source.filename().string();
+  m.source_sha256 = sha256_hex(source.data(), source.size());
+  m.language = kLanguage;
+  m.compile_flags = kClangFlags;
+  m.compile_flags.insert(m.compile_flags.end(), request.extra_clang_flags.begin(),
+                         request.extra_clang_flags.end());
+  m.compile_flags.push_back(std::string("opt:-passes=") + kSpirvPasses);
+  m.compile_flags.push_back("llvm-spirv:--spirv-max-version=" + request.spirv_max_version);
+  if (toolchain.makes_ptx()) {
+    m.compile_flags.push_back("ptx:-target nvptx64-nvidia-nvcl -O3, libclc " +
+                              fs::path(toolchain.libclc_nvptx).filename().string() +
+                              ", opt -O3, llc -mcpu=" + toolchain.ptx_cpu);
+  }
+  m.toolchain =
+      request.toolchain_versions.empty() ? toolchain.versions() : request.toolchain_versions;
+}
+
+}  // namespace
+
 CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest& request) {
   const std::string name = variant_name(request.family, request.params);
   CompiledVariant out;
@@ -162,34 +227,13 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
         self_contained_source(request.source, request.include_dirs, &out.inputs);
     // Compile the self-contained text itself, so that the SPIR-V tier and the
     // source fallback build exactly the same OpenCL C.
-    char dir_template[] = "/tmp/fatcl-compile-XXXXXX";
-    if (!mkdtemp(dir_template)) throw Error("cannot create a temporary folder in /tmp");
-    const fs::path dir = dir_template;
-    struct Cleanup {
-      fs::path dir;
-      ~Cleanup() {
-        std::error_code ec;
-        fs::remove_all(dir, ec);
-      }
-    } cleanup{dir};
+    const ScratchDir scratch;
+    const fs::path& dir = scratch.path();
     // clang picks the language by the extension: the copy always ends in .cl.
     fs::path cl = dir / request.source.filename();
     if (cl.extension() != ".cl") cl += ".cl";
     detail::write_file_atomic(cl, source);
-
-    std::vector<std::string> clang{toolchain.clang};
-    clang.insert(clang.end(), kClangFlags.begin(), kClangFlags.end());
-    for (const auto& [k, v] : request.params) clang.push_back("-D" + k + "=" + std::to_string(v));
-    clang.insert(clang.end(), request.extra_clang_flags.begin(), request.extra_clang_flags.end());
-    clang.insert(clang.end(), {"-emit-llvm", "-c", cl.string(), "-o", (dir / "k0.bc").string()});
-    run_tool(clang, "clang");
-    run_tool({toolchain.opt, std::string("-passes=") + kSpirvPasses, (dir / "k0.bc").string(), "-o",
-              (dir / "k.bc").string()},
-             "opt");
-    run_tool({toolchain.llvm_spirv, "--spirv-max-version=" + request.spirv_max_version,
-              (dir / "k.bc").string(), "-o", (dir / "k.spv").string()},
-             "llvm-spirv");
-    out.spirv = read_spirv(dir / "k.spv");
+    out.spirv = compile_spirv(toolchain, request, cl, dir);
 
     ModuleInfo info = inspect_module(out.spirv, request.kernel);
     if (std::find(info.entry_points.begin(), info.entry_points.end(), request.kernel) ==
@@ -200,25 +244,7 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
     }
     validate_module(out.spirv, info.target_env);
 
-    Manifest& m = out.manifest;
-    m.generator = kGenerator;
-    m.family = request.family;
-    m.kernel = request.kernel;
-    m.source_file = request.source.filename().string();
-    m.source_sha256 = sha256_hex(source.data(), source.size());
-    m.language = kLanguage;
-    m.compile_flags = kClangFlags;
-    m.compile_flags.insert(m.compile_flags.end(), request.extra_clang_flags.begin(),
-                           request.extra_clang_flags.end());
-    m.compile_flags.push_back(std::string("opt:-passes=") + kSpirvPasses);
-    m.compile_flags.push_back("llvm-spirv:--spirv-max-version=" + request.spirv_max_version);
-    if (toolchain.makes_ptx()) {
-      m.compile_flags.push_back("ptx:-target nvptx64-nvidia-nvcl -O3, libclc " +
-                                fs::path(toolchain.libclc_nvptx).filename().string() +
-                                ", opt -O3, llc -mcpu=" + toolchain.ptx_cpu);
-    }
-    m.toolchain =
-        request.toolchain_versions.empty() ? toolchain.versions() : request.toolchain_versions;
+    describe_compile(toolchain, request, source, out.manifest);
     Variant v;
     v.name = name;
     v.params = request.params;
@@ -235,14 +261,18 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
       out.ptx = std::move(ptx.text);
       v.ptx = ptx.module;
     }
-    m.variants.push_back(v);
+    out.manifest.variants.push_back(v);
   } catch (const Error& e) {
     throw Error("variant " + name + ": " + e.what(), e.cl_code());
   }
   return out;
 }
 
-Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
+namespace {
+
+// The bundle's manifest: the variants' records, checked to come from one
+// source, toolchain and set of flags and to match their bytes.
+Manifest bundle_manifest(const BundleInput& input) {
   if (input.variants.empty()) throw Error("bundle: no variants given");
   Manifest m = input.variants.front().manifest;
   m.variants.clear();
@@ -254,8 +284,7 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
     if (vm.family != m.family || vm.kernel != m.kernel || vm.compile_flags != m.compile_flags ||
         vm.toolchain != m.toolchain || vm.source_sha256 != m.source_sha256) {
       throw Error("bundle: variant " + v.name +
-                  " was built from another source, toolchain or "
-                  "flags than " +
+                  " was built from another source, toolchain or flags than " +
                   input.variants.front().manifest.variants.front().name + "; rebuild all variants");
     }
     if (sha256_hex(words.data(), words.size() * 4) != v.sha256) {
@@ -273,35 +302,20 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
   if (sha256_hex(input.source.data(), input.source.size()) != m.source_sha256) {
     throw Error("bundle: the source differs from the one the variants were compiled from");
   }
-
-  const std::string stamp =
-      "Generated by " + m.generator + " from " + m.source_file + "; do not edit.";
-  const std::string ns = input.cpp_namespace;
-  std::string header = "// " + stamp + "\n#pragma once\n\n#include <fatcl/embedded.hpp>\n\n" +
-                       "namespace " + ns + " {\n\n// Manifest, OpenCL C source and SPIR-V of " +
-                       "the kernel family " + m.family + ".\nconst fatcl::EmbeddedFamily& " +
-                       m.family + "();\n\n}  // namespace " + ns + "\n";
-
-  std::string cpp = "// " + stamp + "\n#include \"" + m.family + ".hpp\"\n\nnamespace {\n\n";
-  for (std::size_t i = 0; i < input.variants.size(); ++i) {
-    const auto& words = input.variants[i].spirv;
-    cpp += "// " + m.variants[i].name + ", SHA-256 " + m.variants[i].sha256 + "\n";
-    cpp += "alignas(4) const unsigned char kModule" + std::to_string(i) + "[" +
-           std::to_string(words.size() * 4) + "] = {" + hex_byte_table(words) + "\n};\n\n";
-    if (const std::optional<PtxModule>& ptx = m.variants[i].ptx) {
-      cpp += "// " + ptx->file + ", SHA-256 " + ptx->sha256 + "\n";
-      cpp += "const char kPtx" + std::to_string(i) +
-             "[] = " + raw_string(input.variants[i].ptx, ptx->file) + ";\n\n";
-    }
-  }
   // NO_SOURCE: the product carries no OpenCL C; the manifest says so.
   m.source_embedded = input.embed_source;
-  const std::string manifest_json = m.dump();
-  cpp += "const char kSource[] = " +
-         (input.embed_source ? raw_string(input.source, m.source_file) : std::string("\"\"")) +
-         ";\n\n";
-  cpp += "const char kManifest[] = " + raw_string(manifest_json, "the manifest") + ";\n\n";
-  cpp += "const fatcl::EmbeddedModule kModules[] = {\n";
+  return m;
+}
+
+std::string embed_header(const Manifest& m, const std::string& stamp, const std::string& ns) {
+  return "// " + stamp + "\n#pragma once\n\n#include <fatcl/embedded.hpp>\n\n" + "namespace " + ns +
+         " {\n\n// Manifest, OpenCL C source and SPIR-V of " + "the kernel family " + m.family +
+         ".\nconst fatcl::EmbeddedFamily& " + m.family + "();\n\n}  // namespace " + ns + "\n";
+}
+
+// The tables of modules and PTX texts, and the accessor.
+std::string embed_tables(const Manifest& m, const std::string& ns) {
+  std::string cpp = "const fatcl::EmbeddedModule kModules[] = {\n";
   for (std::size_t i = 0; i < m.variants.size(); ++i) {
     cpp += "    {\"" + m.variants[i].name + "\", kModule" + std::to_string(i) + ", sizeof kModule" +
            std::to_string(i) + "},\n";
@@ -320,12 +334,68 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
     cpp += "};\n\n";
     ptx_modules = "kPtxModules, sizeof kPtxModules / sizeof kPtxModules[0]";
   }
-  cpp += "}  // namespace\n\nnamespace " + ns + " {\n\nconst fatcl::EmbeddedFamily& " + m.family +
-         "() {\n  static const fatcl::EmbeddedFamily family{\n" +
+  return cpp + "}  // namespace\n\nnamespace " + ns + " {\n\nconst fatcl::EmbeddedFamily& " +
+         m.family + "() {\n  static const fatcl::EmbeddedFamily family{\n" +
          "      kManifest, sizeof kManifest - 1, kSource, sizeof kSource - 1,\n" +
          "      kModules, sizeof kModules / sizeof kModules[0],\n      " + ptx_modules +
          "};\n  return family;\n}\n\n" + "}  // namespace " + ns + "\n";
+}
 
+// The embedding source: each module as bytes, each PTX, the source (or
+// none) and the manifest as raw strings, then the tables.
+std::string embed_source(const Manifest& m, const BundleInput& input, const std::string& stamp,
+                         const std::string& manifest_json) {
+  std::string cpp = "// " + stamp + "\n#include \"" + m.family + ".hpp\"\n\nnamespace {\n\n";
+  for (std::size_t i = 0; i < input.variants.size(); ++i) {
+    const auto& words = input.variants[i].spirv;
+    cpp += "// " + m.variants[i].name + ", SHA-256 " + m.variants[i].sha256 + "\n";
+    cpp += "alignas(4) const unsigned char kModule" + std::to_string(i) + "[" +
+           std::to_string(words.size() * 4) + "] = {" + hex_byte_table(words) + "\n};\n\n";
+    if (const std::optional<PtxModule>& ptx = m.variants[i].ptx) {
+      cpp += "// " + ptx->file + ", SHA-256 " + ptx->sha256 + "\n";
+      cpp += "const char kPtx" + std::to_string(i) +
+             "[] = " + raw_string(input.variants[i].ptx, ptx->file) + ";\n\n";
+    }
+  }
+  cpp += "const char kSource[] = " +
+         (input.embed_source ? raw_string(input.source, m.source_file) : std::string("\"\"")) +
+         ";\n\n";
+  cpp += "const char kManifest[] = " + raw_string(manifest_json, "the manifest") + ";\n\n";
+  return cpp + embed_tables(m, input.cpp_namespace);
+}
+
+// Modules of variants the grid no longer has would make the folder
+// disagree with its manifest (fatcl validate reports them).
+void remove_unlisted_modules(const Manifest& m, const fs::path& out_dir) {
+  std::set<std::string> listed;
+  for (const Variant& v : m.variants) {
+    listed.insert(v.spirv_file);
+    if (v.ptx) listed.insert(v.ptx->file);
+  }
+  std::error_code ec;
+  for (fs::directory_iterator it(out_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const fs::path ext = it->path().extension();
+    if ((ext == ".spv" || ext == ".ptx") && !listed.count(name)) {
+      std::error_code removed;
+      if (!fs::remove(it->path(), removed) && removed) {
+        throw Error("cannot remove the stale module " + it->path().string() + ": " +
+                    removed.message());
+      }
+    }
+  }
+  if (ec) throw Error("cannot list the bundle folder " + out_dir.string() + ": " + ec.message());
+}
+
+}  // namespace
+
+Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
+  const Manifest m = bundle_manifest(input);
+  const std::string stamp =
+      "Generated by " + m.generator + " from " + m.source_file + "; do not edit.";
+  const std::string manifest_json = m.dump();
+  const std::string header = embed_header(m, stamp, input.cpp_namespace);
+  const std::string cpp = embed_source(m, input, stamp, manifest_json);
   if (std::error_code ec; !fs::create_directories(out_dir, ec) && ec) {
     throw Error("cannot create the bundle folder " + out_dir.string() + ": " + ec.message());
   }
@@ -335,25 +405,13 @@ Manifest write_bundle(const BundleInput& input, const fs::path& out_dir) {
         out_dir / m.variants[i].spirv_file,
         std::string_view(reinterpret_cast<const char*>(words.data()), words.size() * 4));
     if (m.variants[i].ptx) {
-      const std::string& ptx = input.variants[i].ptx;
-      detail::write_file_atomic(out_dir / m.variants[i].ptx->file, ptx);
+      detail::write_file_atomic(out_dir / m.variants[i].ptx->file, input.variants[i].ptx);
     }
   }
   detail::write_file_atomic(out_dir / (m.family + ".hpp"), header);
   detail::write_file_atomic(out_dir / (m.family + ".embed.cpp"), cpp);
   detail::write_file_atomic(out_dir / "manifest.json", manifest_json);
-  // Modules of variants the grid no longer has would make the folder
-  // disagree with its manifest (fatcl validate reports them).
-  std::set<std::string> listed;
-  for (const Variant& v : m.variants) {
-    listed.insert(v.spirv_file);
-    if (v.ptx) listed.insert(v.ptx->file);
-  }
-  for (const fs::directory_entry& e : fs::directory_iterator(out_dir)) {
-    const std::string name = e.path().filename().string();
-    const fs::path ext = e.path().extension();
-    if ((ext == ".spv" || ext == ".ptx") && !listed.count(name)) fs::remove(e.path());
-  }
+  remove_unlisted_modules(m, out_dir);
   return m;
 }
 
