@@ -227,4 +227,30 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
   return last;
 }
 
+MatmulWarmth warm_matmul_programs(const cl::Context& context, const cl::Device& device,
+                                  const std::shared_ptr<ProgramCache>& cache) {
+  const DeviceCaps caps = DeviceCaps::query(device);
+  MatmulWarmth w;
+  for (MatmulKernel k : {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive}) {
+    const Family& family = matmul_family(k);
+    for (const Candidate& c : plan(family.manifest(), caps).chain) {
+      LoadOptions lo;
+      lo.variant = c.variant->name;
+      lo.tier = c.tier;
+      lo.use_tuning = false;
+      lo.cache = cache;
+      try {
+        // From disk, or a program this process built for another variant
+        // with the same bytes (e.g. FMA twins whose PTX is identical:
+        // libclc's mad is a fused multiply-add).
+        const LoadedKernel loaded = load(context, device, family, lo);
+        ++(loaded.origin == ProgramOrigin::Built ? w.built : w.already_cached);
+      } catch (const Error& e) {
+        w.failed.push_back({c.variant->name, c.tier, Step::Outcome::Failed, e.what()});
+      }
+    }
+  }
+  return w;
+}
+
 }  // namespace fatcl

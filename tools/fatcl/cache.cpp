@@ -47,34 +47,14 @@ VerbRun add_cache(CLI::App& app) {
         for (const cl::Device& device : p.devices) {
           const DeviceCaps caps = DeviceCaps::query(device);
           const cl::Context context = context_for(device);
-          std::size_t built = 0, cached = 0;
+          const MatmulWarmth w = warm_matmul_programs(context, device, cache);
           nlohmann::json failed = nlohmann::json::array();
-          for (MatmulKernel k : {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive}) {
-            const Family& family = matmul_family(k);
-            // Every (variant, tier) the device takes: a tuning entry may
-            // choose a variant's source build over its PTX, or the reverse.
-            const Plan builds = plan(family.manifest(), caps);
-            for (const Candidate& c : builds.chain) {
-              const std::string& name = c.variant->name;
-              const Tier tier = c.tier;
-              LoadOptions lo;
-              lo.variant = name;
-              lo.tier = tier;
-              lo.use_tuning = false;
-              lo.cache = cache;
-              try {
-                // From disk, or a program this process built for another
-                // variant with the same bytes (e.g. FMA twins whose PTX is
-                // identical: libclc's mad is a fused multiply-add).
-                const LoadedKernel k = load(context, device, family, lo);
-                ++(k.origin == ProgramOrigin::Built ? built : cached);
-              } catch (const Error& e) {
-                const std::string why = e.what();
-                failed.push_back(
-                    {{"variant", name}, {"tier", to_string(tier)}, {"reason", why.substr(0, 300)}});
-              }
-            }
+          for (const Step& f : w.failed) {
+            failed.push_back({{"variant", f.variant},
+                              {"tier", f.tier ? to_string(*f.tier) : ""},
+                              {"reason", f.reason.substr(0, 300)}});
           }
+          const std::size_t built = w.built, cached = w.already_cached;
           std::fprintf(stderr, "%s: %zu built, %zu already cached, %zu failed\n",
                        caps.device_name.c_str(), built, cached, failed.size());
           report["devices"].push_back({{"device", caps.summary()},

@@ -111,6 +111,19 @@ class Matmul {
   std::unique_ptr<Impl> impl_;
 };
 
+// What `fatcl cache warm` does for one device (e.g. at install time, so that
+// no product start compiles): every (variant, tier) of the bundled families
+// that the device takes, loaded once without tuning so that its program
+// lands in `cache`. A tuning entry may choose a variant's source build over
+// its PTX, or the reverse, so every tier is built.
+struct MatmulWarmth {
+  std::size_t built = 0;           // built now, and cached
+  std::size_t already_cached = 0;  // from the cache, or a program with the same bytes
+  std::vector<Step> failed;        // each (variant, tier) that did not load, and why
+};
+MatmulWarmth warm_matmul_programs(const cl::Context& context, const cl::Device& device,
+                                  const std::shared_ptr<ProgramCache>& cache);
+
 // The trial launch of the matmul families' descriptions: a small product of
 // exact small integers (two work-group tiles and a ragged edge in every
 // direction) with output poisoned beforehand, compared exactly. "" if right,
