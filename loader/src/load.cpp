@@ -148,8 +148,9 @@ class CandidateLoad {
 
  private:
   bool remembered_build_failure(std::string* failure) const {
-    const std::optional<Outcome> before = store_.outcome(key_);
-    if (!before || before->kind != Outcome::Kind::Build || before->verdict.empty()) return false;
+    const std::optional<RememberedOutcome> before = store_.outcome(key_);
+    if (!before || before->kind != RememberedOutcome::Kind::Build || before->verdict.empty())
+      return false;
     *failure = "failed to build on this device and driver before (remembered since " +
                before->date + "; not tried again): " + before->verdict;
     return true;
@@ -180,7 +181,7 @@ class CandidateLoad {
     if (err != CL_SUCCESS) {
       *failure =
           "clBuildProgram failed: " + cl_status_name(err) + "; build log: " + build_log(raw, dev);
-      store_.remember(key_, {Outcome::Kind::Build, *failure, ""});
+      store_.remember(key_, {RememberedOutcome::Kind::Build, *failure, ""});
       keep(store_, notes_);
       return false;
     }
@@ -252,13 +253,13 @@ class CandidateLoad {
   // the store per device, driver and build, else run once and remembered.
   // `seen` says since when it is remembered.
   std::string trial_verdict(std::string* seen) {
-    if (std::optional<Outcome> before = store_.outcome(key_);
-        before && before->kind == Outcome::Kind::Trial) {
+    if (std::optional<RememberedOutcome> before = store_.outcome(key_);
+        before && before->kind == RememberedOutcome::Kind::Trial) {
       *seen = " (remembered for this device and driver since " + before->date + ")";
       return before->verdict;
     }
     std::string verdict = trial_launch_(context_, device_, kernel_, variant_);
-    store_.remember(key_, {Outcome::Kind::Trial, verdict, ""});
+    store_.remember(key_, {RememberedOutcome::Kind::Trial, verdict, ""});
     keep(store_, notes_);
     return verdict;
   }

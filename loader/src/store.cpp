@@ -151,10 +151,10 @@ class FileLock {
 // Reads `path` into the two lists: "" if it does not exist or was read,
 // else why it cannot be used.
 std::string read_store(const fs::path& path, std::vector<TuningEntry>* tuning,
-                       std::vector<std::pair<BuildKey, Outcome>>* outcomes) {
+                       std::vector<std::pair<BuildKey, RememberedOutcome>>* outcomes) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return "";
-  if (fs::is_directory(path, ec)) return "it is a folder, not a tuning database file";
+  if (fs::is_directory(path, ec)) return "it is a folder, not a store file";
   std::ifstream in(path, std::ios::binary);
   if (!in) return "cannot be read (" + std::string(std::strerror(errno)) + ")";
   std::ostringstream text;
@@ -216,7 +216,7 @@ std::string TuningEntry::describe() const {
 
 std::string TuningMatch::to_string() const {
   std::string out;
-  if (!problem_note.empty()) out += problem_note + "\n";
+  if (!store_note.empty()) out += store_note + "\n";
   if (entry) {
     out += "tuning entry: " + entry->describe() + "; " + std::to_string(entry->ranking.size()) +
            " variants ranked by measured speed, fastest " + entry->ranking.front().variant + " (" +
@@ -234,18 +234,19 @@ std::string BuildKey::to_string() const {
 
 struct Store::Impl {
   fs::path path;
-  std::string problem;
+  std::string why_not_used;  // "" or why the file is not used
   mutable std::mutex mutex;
   std::vector<TuningEntry> tuning;
-  std::map<std::string, std::pair<BuildKey, Outcome>> outcomes;  // by BuildKey::to_string()
+  std::map<std::string, std::pair<BuildKey, RememberedOutcome>>
+      outcomes;  // by BuildKey::to_string()
 };
 
 Store::Store() : impl_(std::make_unique<Impl>()) {}
 
 Store::Store(fs::path path) : impl_(std::make_unique<Impl>()) {
   impl_->path = std::move(path);
-  std::vector<std::pair<BuildKey, Outcome>> outcomes;
-  impl_->problem = read_store(impl_->path, &impl_->tuning, &outcomes);
+  std::vector<std::pair<BuildKey, RememberedOutcome>> outcomes;
+  impl_->why_not_used = read_store(impl_->path, &impl_->tuning, &outcomes);
   for (auto& [k, o] : outcomes) impl_->outcomes[k.to_string()] = {k, o};
 }
 
@@ -279,36 +280,34 @@ std::shared_ptr<Store> Store::user() {
 
 const fs::path& Store::path() const { return impl_->path; }
 
-std::string Store::problem() const {
+std::string Store::why_not_used() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->problem;
+  return impl_->why_not_used;
 }
 
 std::vector<TuningEntry> parse_tuning_entries(std::string_view text, const std::string& origin) {
   std::vector<TuningEntry> tuning;
-  std::vector<std::pair<BuildKey, Outcome>> outcomes;
+  std::vector<std::pair<BuildKey, RememberedOutcome>> outcomes;
   Store::parse(std::string(text), origin, &tuning, &outcomes);
   return tuning;
 }
 
 void Store::parse(const std::string& text, const std::string& origin,
                   std::vector<TuningEntry>* tuning,
-                  std::vector<std::pair<BuildKey, Outcome>>* outcomes) {
+                  std::vector<std::pair<BuildKey, RememberedOutcome>>* outcomes) {
   json j;
   try {
     j = json::parse(text);
   } catch (const json::exception& e) {
-    throw Error("tuning database " + origin + " is not JSON (" +
-                std::string(e.what()).substr(0, 200) + ")");
+    throw Error("store " + origin + " is not JSON (" + std::string(e.what()).substr(0, 200) + ")");
   }
-  const detail::JsonFields f("tuning database " + origin);
+  const detail::JsonFields f("store " + origin);
   if (!j.is_object() || !j.contains("format") || j.at("format") != kFormat) {
-    throw Error("tuning database " + origin + " is not a fatcl store (no \"format\": \"" + kFormat +
-                "\")");
+    throw Error("store " + origin + " is not a fatcl store (no \"format\": \"" + kFormat + "\")");
   }
   const std::size_t version = f.whole_field(j, "version", "", 1u << 20);
   if (version != kFormatVersion) {
-    throw Error("tuning database " + origin + " has format version " + std::to_string(version) +
+    throw Error("store " + origin + " has format version " + std::to_string(version) +
                 "; this fatcl reads " + std::to_string(kFormatVersion));
   }
   if (j.contains("tuning")) {
@@ -328,12 +327,12 @@ void Store::parse(const std::string& text, const std::string& origin,
       k.device = f.text(o, "device", ow);
       k.built = f.text(o, "built", ow);
       k.tier = tier_field(f, o, ow);
-      Outcome out;
+      RememberedOutcome out;
       const std::string kind = f.text(o, "kind", ow, 64);
       if (kind != "trial" && kind != "build") {
         f.fail(ow, "kind " + detail::JsonFields::shown(kind) + " is neither trial nor build");
       }
-      out.kind = kind == "trial" ? Outcome::Kind::Trial : Outcome::Kind::Build;
+      out.kind = kind == "trial" ? RememberedOutcome::Kind::Trial : RememberedOutcome::Kind::Build;
       out.verdict = f.text(o, "verdict", ow);
       out.date = f.text(o, "date", ow);
       outcomes->emplace_back(std::move(k), std::move(out));
@@ -346,9 +345,8 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
                                const std::vector<TuningEntry>& shipped) const {
   TuningMatch match;
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  if (!impl_->problem.empty()) {
-    match.problem_note =
-        "the tuning database " + impl_->path.string() + " is not used: " + impl_->problem;
+  if (!impl_->why_not_used.empty()) {
+    match.store_note = "the store " + impl_->path.string() + " is not used: " + impl_->why_not_used;
   }
   std::vector<const TuningEntry*> all;
   for (const TuningEntry& e : impl_->tuning) all.push_back(&e);
@@ -432,14 +430,14 @@ void Store::put_tuning(TuningEntry entry) {
   impl_->tuning.push_back(std::move(entry));
 }
 
-std::optional<Outcome> Store::outcome(const BuildKey& key) const {
+std::optional<RememberedOutcome> Store::outcome(const BuildKey& key) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   auto it = impl_->outcomes.find(key.to_string());
   if (it == impl_->outcomes.end()) return std::nullopt;
   return it->second.second;
 }
 
-void Store::remember(const BuildKey& key, Outcome outcome) {
+void Store::remember(const BuildKey& key, RememberedOutcome outcome) {
   if (outcome.date.empty()) outcome.date = utc_timestamp();
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->outcomes[key.to_string()] = {key, std::move(outcome)};
@@ -458,9 +456,9 @@ std::size_t Store::outcome_count() const {
 void Store::save() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (impl_->path.empty()) return;
-  if (!impl_->problem.empty()) {
+  if (!impl_->why_not_used.empty()) {
     throw Error("not writing " + impl_->path.string() +
-                ", which is left as found: " + impl_->problem);
+                ", which is left as found: " + impl_->why_not_used);
   }
   std::error_code ec;
   if (!impl_->path.parent_path().empty()) fs::create_directories(impl_->path.parent_path(), ec);
@@ -468,7 +466,7 @@ void Store::save() {
   FileLock file_lock(impl_->path);
   // What other processes wrote since we read, under ours.
   std::vector<TuningEntry> theirs;
-  std::vector<std::pair<BuildKey, Outcome>> their_outcomes;
+  std::vector<std::pair<BuildKey, RememberedOutcome>> their_outcomes;
   const std::string why = read_store(impl_->path, &theirs, &their_outcomes);
   if (!why.empty()) {
     throw Error("not writing " + impl_->path.string() +
@@ -489,12 +487,13 @@ void Store::save() {
   for (const TuningEntry& e : impl_->tuning) doc["tuning"].push_back(to_json(e));
   for (const auto& [key, value] : impl_->outcomes) {
     const auto& [k, o] = value;
-    doc["outcomes"].push_back({{"device", k.device},
-                               {"built", k.built},
-                               {"tier", fatcl::to_string(k.tier)},
-                               {"kind", o.kind == Outcome::Kind::Trial ? "trial" : "build"},
-                               {"verdict", o.verdict},
-                               {"date", o.date}});
+    doc["outcomes"].push_back(
+        {{"device", k.device},
+         {"built", k.built},
+         {"tier", fatcl::to_string(k.tier)},
+         {"kind", o.kind == RememberedOutcome::Kind::Trial ? "trial" : "build"},
+         {"verdict", o.verdict},
+         {"date", o.date}});
   }
   detail::write_file_atomic(impl_->path,
                             doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");

@@ -455,7 +455,7 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
     auto progress = [&clock](const BenchShape& at, const std::string& what) {
       clock.step(at, what);
     };
-    // The automatic choice with the tuning database (per shape), and the
+    // The automatic choice with the store (per shape), and the
     // families' own ranking without it.
     const LoadedKernel& tuned = automatic.loaded_for(s.m, s.n, s.k);
     size.auto_variant = tuned.variant.name;

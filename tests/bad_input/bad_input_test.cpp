@@ -18,11 +18,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "test_manifests.hpp"
 #include "fatcl/error.hpp"
 #include "fatcl/loader.hpp"
 #include "fatcl/matmul.hpp"
 #include "fatcl/store.hpp"
+#include "test_manifests.hpp"
 
 namespace fatcl {
 namespace {
@@ -607,7 +607,7 @@ TEST(BadEnvironment, TuningDatabaseThatIsAFolder) {
   const std::string dir = testing::TempDir() + "fatcl-tuning-folder";
   std::filesystem::create_directories(dir);
   const Store store(dir);
-  expect_message("environment", store.problem(), "it is a folder, not a tuning database file");
+  expect_message("environment", store.why_not_used(), "it is a folder, not a store file");
 }
 
 // ------------------------------------------------------------- command lines

@@ -1,4 +1,4 @@
-# fatcl tune writes a tuning database; fatcl demo (a product's load) then
+# fatcl tune writes a store; fatcl demo (a product's load) then
 # names the entry in its explanation, and bench reports both choices.
 #   cmake -DFATCL=<fatcl> -DWORK=<folder> -P tune_then_demo.cmake
 cmake_minimum_required(VERSION 3.20)

@@ -13,7 +13,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   std::vector<fatcl::TuningEntry> tuning;
-  std::vector<std::pair<fatcl::BuildKey, fatcl::Outcome>> outcomes;
+  std::vector<std::pair<fatcl::BuildKey, fatcl::RememberedOutcome>> outcomes;
   try {
     fatcl::Store::parse(text, "fuzz", &tuning, &outcomes);
   } catch (const fatcl::Error&) {

@@ -1,4 +1,4 @@
-// The tuning database and remembered outcomes: lookups on synthetic devices,
+// The store and remembered outcomes: lookups on synthetic devices,
 // files that are corrupt, foreign or of a future format, and writes that a
 // kill cannot leave half done.
 #include "fatcl/store.hpp"
@@ -176,16 +176,17 @@ TEST(Store, SavedEntriesAndOutcomesReadBack) {
   const Manifest m = test::tiled_manifest({4, 8, 16, 32});
   {
     Store store(path);
-    EXPECT_EQ(store.problem(), "");
+    EXPECT_EQ(store.why_not_used(), "");
     store.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4"));
-    store.remember({"dev|1", "abc", Tier::SpirV}, {Outcome::Kind::Trial, "", ""});
+    store.remember({"dev|1", "abc", Tier::SpirV}, {RememberedOutcome::Kind::Trial, "", ""});
     store.remember({"dev|1", "def -DTILE=8", Tier::Source},
-                   {Outcome::Kind::Build, "clBuildProgram failed", ""});
-    store.remember({"dev|1", "ptx sha", Tier::Ptx}, {Outcome::Kind::Trial, "wrong result", ""});
+                   {RememberedOutcome::Kind::Build, "clBuildProgram failed", ""});
+    store.remember({"dev|1", "ptx sha", Tier::Ptx},
+                   {RememberedOutcome::Kind::Trial, "wrong result", ""});
     store.save();
   }
   Store again(path);
-  EXPECT_EQ(again.problem(), "");
+  EXPECT_EQ(again.why_not_used(), "");
   ASSERT_EQ(again.tuning().size(), 1u);
   EXPECT_EQ(again.tuning()[0].ranking.front().variant, "matmul_tiled_TILE8");
   EXPECT_EQ(again.tuning()[0].origin, path.string());
@@ -193,7 +194,7 @@ TEST(Store, SavedEntriesAndOutcomesReadBack) {
   EXPECT_EQ(again.outcome({"dev|1", "abc", Tier::SpirV})->verdict, "");
   const auto build = again.outcome({"dev|1", "def -DTILE=8", Tier::Source});
   ASSERT_TRUE(build);
-  EXPECT_EQ(build->kind, Outcome::Kind::Build);
+  EXPECT_EQ(build->kind, RememberedOutcome::Kind::Build);
   EXPECT_EQ(build->verdict, "clBuildProgram failed");
   EXPECT_FALSE(build->date.empty());
   EXPECT_FALSE(again.outcome({"dev|2", "abc", Tier::SpirV}));
@@ -210,7 +211,7 @@ TEST(Store, ConcurrentWritersMergeUnderTheLock) {
   Store a(path), b(path);
   a.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4"));
   b.put_tuning(entry(m, {4096, 4096, 4096}, "matmul_tiled_TILE16", "matmul_tiled_TILE4"));
-  b.remember({"dev", "x", Tier::Source}, {Outcome::Kind::Trial, "", ""});
+  b.remember({"dev", "x", Tier::Source}, {RememberedOutcome::Kind::Trial, "", ""});
   a.save();
   b.save();
   Store both(path);
@@ -245,8 +246,8 @@ TEST(Store, CorruptForeignOrFutureFilesAreLeftAsFoundWithTheReason) {
     const fs::path path = dir.path / "tuning.json";
     std::ofstream(path, std::ios::binary | std::ios::trunc) << c.text;
     Store store(path);
-    EXPECT_NE(store.problem().find(c.reason), std::string::npos) << store.problem();
-    EXPECT_NE(store.problem().find(path.string()), std::string::npos) << store.problem();
+    EXPECT_NE(store.why_not_used().find(c.reason), std::string::npos) << store.why_not_used();
+    EXPECT_NE(store.why_not_used().find(path.string()), std::string::npos) << store.why_not_used();
     // Lookups still answer (shipped entries, then the family's ranking) and say why.
     const TuningMatch match = store.find_tuning(h200(), m, {1024, 1024, 1024});
     EXPECT_NE(match.to_string().find("is not used"), std::string::npos) << match.to_string();
@@ -280,7 +281,7 @@ TEST(Store, AKilledWriterLeavesAReadableFile) {
       for (int i = 0;; ++i) {
         // A large store, rewritten over and over until killed.
         store.remember({"dev", "module " + std::to_string(i), Tier::SpirV},
-                       {Outcome::Kind::Trial, std::string(2000, 'x'), ""});
+                       {RememberedOutcome::Kind::Trial, std::string(2000, 'x'), ""});
         store.save();
       }
     }
@@ -289,7 +290,7 @@ TEST(Store, AKilledWriterLeavesAReadableFile) {
     int status = 0;
     waitpid(child, &status, 0);
     Store after(path);
-    ASSERT_EQ(after.problem(), "") << "round " << round;
+    ASSERT_EQ(after.why_not_used(), "") << "round " << round;
     ASSERT_EQ(after.tuning().size(), 1u);
   }
 }
@@ -335,7 +336,7 @@ TEST(Store, AFamilyParsesItsShippedEntries) {
                   "\"tuning\": [{\"family\": 3}]}",
                   "family x");
             })
-                .find("tuning database family x: tuning[0]: field \"family\" is a number, not a "
+                .find("store family x: tuning[0]: field \"family\" is a number, not a "
                       "string"),
             std::string::npos);
 }

@@ -614,12 +614,12 @@ TEST(Auto, RememberedBuildFailureIsNotRetried) {
     if (!q.source_build_options.empty()) options += " " + q.source_build_options;
   }
   store->remember({caps.key(), fit[0]->sha256, Tier::SpirV},
-                  {Outcome::Kind::Build, "remembered failure", ""});
+                  {RememberedOutcome::Kind::Build, "remembered failure", ""});
   store->remember({caps.key(), f.manifest().source_sha256 + " " + options, Tier::Source},
-                  {Outcome::Kind::Build, "remembered failure", ""});
+                  {RememberedOutcome::Kind::Build, "remembered failure", ""});
   if (fit[0]->ptx) {
     store->remember({caps.key(), fit[0]->ptx->sha256, Tier::Ptx},
-                    {Outcome::Kind::Build, "remembered failure", ""});
+                    {RememberedOutcome::Kind::Build, "remembered failure", ""});
   }
   MatmulOptions o;
   o.kernel = MatmulKernel::Blocked;

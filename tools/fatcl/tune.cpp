@@ -1,5 +1,5 @@
 // fatcl tune: measures the blocked SGEMM variants that fit one device within a
-// time budget and records the ranking in the tuning database, which the
+// time budget and records the ranking in the store, which the
 // loader then trusts (fatcl::run_tune and fatcl::Store do the work).
 #include "fatcl/tune.hpp"
 
@@ -34,7 +34,7 @@ VerbRun add_tune(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "tune",
       "measure the blocked SGEMM variants that fit one device within a time budget, each result "
-      "checked, and record their ranking in the tuning database the loader uses; progress on "
+      "checked, and record their ranking in the store the loader uses; progress on "
       "stderr, Ctrl-C keeps what was measured (twice: stop now)");
   cmd->add_option("--platform", o->platform, "substring of the platform name");
   add_whole_number(cmd, "--device", o->device, 0, 65535, "device index within the platform");
@@ -48,7 +48,7 @@ VerbRun add_tune(CLI::App& app) {
                   "measure in this tier only (spirv, ptx or source; default: each variant in "
                   "every tier the device takes)");
   cmd->add_option("--database", o->database,
-                  "the tuning database to update (default: FATCL_TUNING, else "
+                  "the store to update (default: FATCL_TUNING, else "
                   "$XDG_CONFIG_HOME/fatcl/tuning.json)");
   cmd->add_flag("!--no-save", o->save, "measure and print only");
   cmd->add_flag("--json", o->json, "print one JSON document to stdout");
@@ -65,11 +65,10 @@ VerbRun add_tune(CLI::App& app) {
     if (o->save) {
       const std::filesystem::path path =
           o->database.empty() ? Store::user_path() : std::filesystem::path(o->database);
-      if (path.empty()) throw Error("no tuning database: FATCL_TUNING is off (use --database)");
+      if (path.empty()) throw Error("no store: FATCL_TUNING is off (use --database)");
       store = std::make_shared<Store>(path);
-      if (!store->problem().empty()) {
-        throw Error("the tuning database " + path.string() +
-                    " is left as found: " + store->problem());
+      if (!store->why_not_used().empty()) {
+        throw Error("the store " + path.string() + " is left as found: " + store->why_not_used());
       }
     }
     const cl::Device device = pick_device(o->platform, o->device);

@@ -30,7 +30,7 @@ struct BuildKey {
   std::string to_string() const;
 };
 
-struct Outcome {
+struct RememberedOutcome {
   enum class Kind { Trial, Build };
   Kind kind = Kind::Trial;
   std::string verdict;  // "" for a trial launch that passed, else the reason
@@ -42,7 +42,7 @@ class Store {
   // In memory only.
   Store();
   // Backed by `path`. A file that exists but cannot be read, is not JSON, or
-  // is not a fatcl store of a known format is left untouched: problem() says
+  // is not a fatcl store of a known format is left untouched: why_not_used() says
   // why, lookups answer from the shipped entries, and save() refuses.
   explicit Store(std::filesystem::path path);
   ~Store();
@@ -57,7 +57,7 @@ class Store {
   static std::filesystem::path user_path();
 
   const std::filesystem::path& path() const;  // "" in memory
-  std::string problem() const;                // "" or why the file is not used
+  std::string why_not_used() const;           // "" or why the file is not used
 
   // The entry for `family` (its current manifest) on this device and driver
   // nearest to `problem` in size class: the file's entries first, then
@@ -75,8 +75,8 @@ class Store {
   // size class.
   void put_tuning(TuningEntry entry);
 
-  std::optional<Outcome> outcome(const BuildKey& key) const;
-  void remember(const BuildKey& key, Outcome outcome);
+  std::optional<RememberedOutcome> outcome(const BuildKey& key) const;
+  void remember(const BuildKey& key, RememberedOutcome outcome);
   void forget_outcomes();
   std::size_t outcome_count() const;
 
@@ -90,7 +90,7 @@ class Store {
   // field at fault.
   static void parse(const std::string& text, const std::string& origin,
                     std::vector<TuningEntry>* tuning,
-                    std::vector<std::pair<BuildKey, Outcome>>* outcomes);
+                    std::vector<std::pair<BuildKey, RememberedOutcome>>* outcomes);
 
  private:
   struct Impl;

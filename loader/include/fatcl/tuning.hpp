@@ -60,7 +60,7 @@ std::string size_class(const std::vector<std::size_t>& problem);
 struct TuningMatch {
   const TuningEntry* entry = nullptr;
   std::vector<std::string> passed_over;
-  std::string problem_note;  // the database could not be read, and why ("" if it could)
+  std::string store_note;  // the database could not be read, and why ("" if it could)
   // One paragraph for Explanation::tuning.
   std::string to_string() const;
 };

@@ -92,7 +92,7 @@ struct BenchSize {
   std::optional<Tier> auto_tier;     // and in which tier
   std::string auto_tuning;           // the tuning entry that decided, or why none did
   double auto_gflops = 0;
-  std::string heuristic_variant;  // what it chooses without the tuning database
+  std::string heuristic_variant;  // what it chooses without the store
   std::optional<Tier> heuristic_tier;
   double heuristic_gflops = 0;
   const BenchResult* best_fatcl() const;  // fastest checked fatcl result, or nullptr
@@ -105,7 +105,7 @@ struct BenchReport {
   std::vector<BenchSize> sizes;
   std::string to_text() const;
   // One document; for each size best_fatcl_vs_clblast (when CLBlast ran),
-  // auto_vs_best (with the tuning database) and heuristic_vs_best (without).
+  // auto_vs_best (with the store) and heuristic_vs_best (without).
   std::string to_json() const;
   // GFLOP/s against size, a line per kernel: naive, best tiled, the
   // automatic choice with and without tuning, the best blocked variant,

@@ -1,4 +1,4 @@
-// Files that readers see whole or not at all (the tuning database, program
+// Files that readers see whole or not at all (the store, program
 // cache entries).
 #pragma once
 
