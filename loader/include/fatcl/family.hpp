@@ -1,0 +1,85 @@
+// A kernel family as fatcl_add_kernel_variants() embeds it, and what the
+// family says about itself to the loader: its ranking, its trial launch,
+// its shipped tuning entries.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fatcl/device.hpp"
+#include "fatcl/embedded.hpp"
+#include "fatcl/manifest.hpp"
+#include "fatcl/opencl.hpp"
+#include "fatcl/tier.hpp"
+#include "fatcl/tuning.hpp"
+
+namespace fatcl {
+
+// A trial launch settles a variant whose driver reports a smaller
+// CL_KERNEL_WORK_GROUP_SIZE than the variant requires (rusticl reads 32 and
+// NVIDIA 256 for kernels that do run 32x32 groups). It runs the kernel once
+// on a small problem and returns "" if the launch succeeded and the result
+// was right, otherwise the reason.
+using TrialLaunch = std::function<std::string(const cl::Context&, const cl::Device&,
+                                              const cl::Kernel&, const Variant&)>;
+
+// How a family orders the variants that fit a device: a score (higher is
+// tried first; ties keep the manifest's order) and the rule in words for the
+// explanation. Without a score, the manifest's order.
+struct Ranking {
+  std::function<double(const Variant&, const DeviceCaps&)> score;
+  std::string rule = "the order the family's manifest lists its variants";
+  // The tier to try a variant in first, where one was measured fastest
+  // (a tuning entry's); none: the loader's order, SPIR-V, PTX, source.
+  std::function<std::optional<Tier>(const Variant&)> tier_first;
+
+  // Work-items per work-group, most first, then less local memory: where a
+  // work-group shares its loads through local memory, a larger group reads
+  // each input element fewer times.
+  static Ranking by_work_group_items();
+};
+
+// What a family says about itself to the loader (the rest of a family's
+// description, launch geometry and arguments, belongs to its user, e.g.
+// fatcl::Matmul): how to rank its variants, a trial launch that settles a
+// CL_KERNEL_WORK_GROUP_SIZE below the variant's work-group, and the tuning
+// entries its makers measured. A family without a trial is settled by the
+// known-quirk table (driver_quirks) or refused.
+struct FamilyDescription {
+  Ranking ranking;
+  TrialLaunch trial;
+  // Consulted after the store's own entries (Store::find_tuning); a family
+  // reads them from a store document it embeds (parse_tuning_entries).
+  std::vector<TuningEntry> shipped_tuning;
+};
+
+// A kernel family as embedded by fatcl_add_kernel_variants().
+class Family {
+ public:
+  // Parses the manifest and pairs each variant with its module. Throws
+  // fatcl::Error if the manifest is malformed or a module is missing or has
+  // another size than the manifest says.
+  explicit Family(const EmbeddedFamily& embedded, FamilyDescription description = {});
+
+  const Manifest& manifest() const { return manifest_; }
+  const FamilyDescription& description() const { return description_; }
+  std::string_view source() const { return source_; }
+  // The SPIR-V module of a variant (bytes).
+  std::string_view spirv(const std::string& variant) const;
+  // The PTX of a variant; empty when the bundle has none for it.
+  std::string_view ptx(const std::string& variant) const;
+
+ private:
+  std::size_t index_of(const std::string& variant) const;
+
+  Manifest manifest_;
+  FamilyDescription description_;
+  std::string_view source_;
+  std::vector<std::string_view> modules_;  // in manifest order
+  std::vector<std::string_view> ptx_;      // in manifest order; empty: none
+};
+
+}  // namespace fatcl
