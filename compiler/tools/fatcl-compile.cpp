@@ -51,6 +51,8 @@ std::string escape_make(const std::string& path) {
 
 }  // namespace
 
+// Long for a reason: the two subcommands' options as CLI11 declares them,
+// then a few lines that run each; the work is in fatcl::compiler.
 int main(int argc, char** argv) {
   CLI::App app{
       "fatcl-compile: OpenCL C kernel families -> validated SPIR-V, manifest and "

@@ -6,6 +6,7 @@ void check_cl(int status, const std::string& what) {
   if (status != 0) throw Error(what + " failed: " + cl_status_name(status), status);
 }
 
+// One case per OpenCL status code: a table, long for that reason only.
 std::string cl_status_name(int code) {
   switch (code) {
     case 0:

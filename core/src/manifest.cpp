@@ -90,6 +90,34 @@ std::string spirv_version(const json& object, const std::string& where) {
   return s;
 }
 
+// A variant's "ptx" record: the file, target, PTX version, size, SHA-256
+// and ptxas's report ({} where the build had no ptxas).
+PtxModule parse_ptx(const json& p, const std::string& where) {
+  const std::string pw = where + " ptx";
+  if (!p.is_object()) fail(where, "field \"ptx\" is not an object");
+  PtxModule ptx;
+  ptx.file = file_name(p, "file", pw);
+  ptx.target = text(p, "target", pw, 32);
+  ptx.ptx_version = text(p, "ptx_version", pw, 16);
+  ptx.size = size_field(p, "size", pw, kMaxModuleBytes);
+  if (ptx.size == 0) fail(pw, "field \"size\" is 0");
+  ptx.sha256 = sha256_field(p, "sha256", pw);
+  const json& r = field(p, "ptxas", pw);
+  if (!r.is_object()) fail(pw, "field \"ptxas\" is not an object");
+  if (!r.empty()) {
+    const std::string rw = pw + " ptxas";
+    PtxasReport report;
+    report.arch = text(r, "arch", rw, 32);
+    report.registers = size_field(r, "registers", rw, 1 << 16);
+    report.stack_frame_bytes = size_field(r, "stack_frame_bytes", rw, kMaxLocalBytes);
+    report.spill_store_bytes = size_field(r, "spill_store_bytes", rw, kMaxLocalBytes);
+    report.spill_load_bytes = size_field(r, "spill_load_bytes", rw, kMaxLocalBytes);
+    report.shared_bytes = size_field(r, "shared_bytes", rw, kMaxLocalBytes);
+    ptx.ptxas = report;
+  }
+  return ptx;
+}
+
 Variant parse_variant(const json& v, std::size_t index) {
   std::string where = "variants[" + std::to_string(index) + "]";
   if (!v.is_object()) fail(where, "is not a JSON object");
@@ -147,32 +175,7 @@ Variant parse_variant(const json& v, std::size_t index) {
                     "least the 20-byte header)");
   }
   out.sha256 = sha256_field(v, "sha256", where);
-  if (v.contains("ptx")) {
-    const json& p = v["ptx"];
-    const std::string pw = where + " ptx";
-    if (!p.is_object()) fail(where, "field \"ptx\" is not an object");
-    PtxModule ptx;
-    ptx.file = file_name(p, "file", pw);
-    ptx.target = text(p, "target", pw, 32);
-    ptx.ptx_version = text(p, "ptx_version", pw, 16);
-    ptx.size = size_field(p, "size", pw, kMaxModuleBytes);
-    if (ptx.size == 0) fail(pw, "field \"size\" is 0");
-    ptx.sha256 = sha256_field(p, "sha256", pw);
-    const json& r = field(p, "ptxas", pw);
-    if (!r.is_object()) fail(pw, "field \"ptxas\" is not an object");
-    if (!r.empty()) {
-      const std::string rw = pw + " ptxas";
-      PtxasReport report;
-      report.arch = text(r, "arch", rw, 32);
-      report.registers = size_field(r, "registers", rw, 1 << 16);
-      report.stack_frame_bytes = size_field(r, "stack_frame_bytes", rw, kMaxLocalBytes);
-      report.spill_store_bytes = size_field(r, "spill_store_bytes", rw, kMaxLocalBytes);
-      report.spill_load_bytes = size_field(r, "spill_load_bytes", rw, kMaxLocalBytes);
-      report.shared_bytes = size_field(r, "shared_bytes", rw, kMaxLocalBytes);
-      ptx.ptxas = report;
-    }
-    out.ptx = ptx;
-  }
+  if (v.contains("ptx")) out.ptx = parse_ptx(v["ptx"], where);
   return out;
 }
 

@@ -340,6 +340,24 @@ void Store::parse(const std::string& text, const std::string& origin,
   }
 }
 
+// Why an entry measured code the family no longer has ("" if it has it):
+// a variant gone, or a tier's code with another SHA-256 (tier_sha256).
+static std::string changed_code(const TuningEntry& e, const Manifest& family) {
+  for (const TunedVariant& t : e.ranking) {
+    const Variant* v = nullptr;
+    for (const Variant& candidate : family.variants) {
+      if (candidate.name == t.variant) v = &candidate;
+    }
+    if (!v) return "variant " + t.variant + " is no longer in the family";
+    if (const std::string now = tier_sha256(family, *v, t.tier); now != t.sha256) {
+      return std::string("the ") + to_string(t.tier) + " code of " + t.variant +
+             " changed since (SHA-256 " + t.sha256.substr(0, 12) + "..., now " +
+             (now.empty() ? "none" : now.substr(0, 12)) + "...)";
+    }
+  }
+  return "";
+}
+
 TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
                                const std::vector<std::size_t>& problem,
                                const std::vector<TuningEntry>& shipped) const {
@@ -363,21 +381,7 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
                                   ", the device has " + caps.driver_version);
       continue;
     }
-    std::string changed;
-    for (const TunedVariant& t : e->ranking) {
-      const Variant* v = nullptr;
-      for (const Variant& candidate : family.variants) {
-        if (candidate.name == t.variant) v = &candidate;
-      }
-      if (!v) {
-        changed = "variant " + t.variant + " is no longer in the family";
-      } else if (const std::string now = tier_sha256(family, *v, t.tier); now != t.sha256) {
-        changed = std::string("the ") + to_string(t.tier) + " code of " + t.variant +
-                  " changed since (SHA-256 " + t.sha256.substr(0, 12) + "..., now " +
-                  (now.empty() ? "none" : now.substr(0, 12)) + "...)";
-      }
-      if (!changed.empty()) break;
-    }
+    const std::string changed = changed_code(*e, family);
     if (!changed.empty()) {
       match.passed_over.push_back(who + ": " + changed);
       continue;

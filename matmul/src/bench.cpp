@@ -319,6 +319,43 @@ double expected_seconds(const BenchSize& previous, const BenchShape& next) {
   return ms / 1e3 * flop(next) / flop(previous.shape);
 }
 
+// The entry's Matmul, built on first use; a failure stays with the entry.
+void build_once(const cl::Context& context, const cl::Device& device, BenchEntry& e) {
+  if (e.matmul || !e.failure.empty()) return;
+  try {
+    MatmulOptions o;
+    o.variant = e.variant;
+    o.tier = e.tier;
+    e.matmul = std::make_unique<Matmul>(context, device, o);
+  } catch (const Error& error) {
+    e.failure = std::string(error.what()).substr(0, 300);
+  }
+}
+
+// A slow kernel's one run is its checked run, timed by the host clock
+// around the launch and a finished queue.
+void time_by_its_check(const cl::CommandQueue& queue, const MatmulProblem& p,
+                       const std::function<std::string()>& run, BenchResult& r) {
+  double ms = 0;
+  const bool ran = detail::check(
+      queue, p,
+      [&] {
+        check_cl(queue.finish(), "clFinish");
+        const auto t0 = std::chrono::steady_clock::now();
+        std::string failure = run();
+        check_cl(queue.finish(), "clFinish");
+        ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                 .count();
+        return failure;
+      },
+      r);
+  if (ran && ms > 0) {
+    r.ms = ms;
+    r.gflops = flop({p.m, p.n, p.k}) / (ms * 1e6);
+    r.rounds = 1;
+  }
+}
+
 // Builds (on first use) and runs the entries at one size: the others timed
 // in turn (round-robin: a machine that speeds up or slows down mid-way
 // affects each alike), each slow one checked and timed once after them.
@@ -334,16 +371,7 @@ void run_entries(const cl::Context& context, const cl::Device& device,
     BenchResult r;
     r.kernel = to_string(e.kernel);
     r.variant = e.variant;
-    if (!e.matmul && e.failure.empty()) {
-      try {
-        MatmulOptions o;
-        o.variant = e.variant;
-        o.tier = e.tier;
-        e.matmul = std::make_unique<Matmul>(context, device, o);
-      } catch (const Error& error) {
-        e.failure = std::string(error.what()).substr(0, 300);
-      }
-    }
+    build_once(context, device, e);
     if (!e.matmul) {
       r.failure = e.failure;
     } else {
@@ -370,28 +398,8 @@ void run_entries(const cl::Context& context, const cl::Device& device,
                                      " far slower kernels once each, their checked run timed"));
   measure(queue, p, reps, runs, results_at(slots));
   for (BenchResult* r : results_at(slots)) r->rounds = reps;
-  // A slow kernel's one run is its checked run, timed by the host clock
-  // around the launch and a finished queue.
   for (std::size_t i = 0; i < slow_runs.size(); ++i) {
-    BenchResult& r = size.results[slow_slots[i]];
-    double ms = 0;
-    const bool ran = detail::check(
-        queue, p,
-        [&] {
-          check_cl(queue.finish(), "clFinish");
-          const auto t0 = std::chrono::steady_clock::now();
-          std::string failure = slow_runs[i]();
-          check_cl(queue.finish(), "clFinish");
-          ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                   .count();
-          return failure;
-        },
-        r);
-    if (ran && ms > 0) {
-      r.ms = ms;
-      r.gflops = flop(s) / (ms * 1e6);
-      r.rounds = 1;
-    }
+    time_by_its_check(queue, p, slow_runs[i], size.results[slow_slots[i]]);
   }
 }
 

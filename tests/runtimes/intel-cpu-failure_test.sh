@@ -6,6 +6,7 @@
 #   intel-cpu-failure_test.sh <fatcl_runtime_tests binary>
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+. "$here/reports-missing-runtime.sh"
 tests="$1"
 cache="$(mktemp -d)"
 trap 'rm -rf "$cache"' EXIT
@@ -20,12 +21,5 @@ grep -q "Intel's OpenCL CPU runtime could not be installed: pip install failed" 
 [ ! -e "$cache/intel-cpu.icd" ] || { echo "FAIL: an .icd file was left"; exit 1; }
 echo "ok   intel-cpu.sh: $(echo "$err" | tail -n 1)"
 
-out="$(FATCL_TEST_PLATFORM="Intel(R) OpenCL" FATCL_TEST_NEEDS="$cache/intel-cpu.icd" \
-       FATCL_REQUIRE_RUNTIMES=1 "$tests" --gtest_filter=Auto.ChoosesTheExpectedTierAndExplainsEveryVariant 2>&1)"
-if echo "$out" | grep -q "is missing (Intel's OpenCL CPU runtime could not be installed: pip install failed"; then
-  echo "ok   the runtime test reports: $(echo "$out" | grep -m1 "is missing")"
-else
-  echo "FAIL: the runtime test does not give the reason:"
-  echo "$out"
-  exit 1
-fi
+reports_missing_runtime "$tests" "Intel(R) OpenCL" "$cache/intel-cpu.icd" \
+  "Intel's OpenCL CPU runtime could not be installed: pip install failed"

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <memory>
 
+#include "fatcl/detail/atomic_file.hpp"
 #include "startup.hpp"
 #include "verbs.hpp"
 #ifdef FATCL_WITH_CLBLAST
@@ -15,23 +16,77 @@
 
 namespace fatcl::tool {
 
+namespace {
+
+struct BenchVerbOptions {
+  std::string platform, sizes, chart, tier, startup_child;
+  std::size_t device = 0, top = 0;
+  int reps = 5;
+  bool json = false, clblast = true, startup = false;
+};
+
+#ifdef FATCL_WITH_CLBLAST
+// CLBlast's SGEMM on the same buffers, timed beside fatcl's kernels.
+ExternalKernel clblast_sgemm() {
+  return {"CLBlast", [](const cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
+                        const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k) {
+            cl_command_queue raw = queue();
+            const auto status = clblast::Gemm(clblast::Layout::kRowMajor, clblast::Transpose::kNo,
+                                              clblast::Transpose::kNo, m, n, k, 1.0f, a(), 0, k,
+                                              b(), 0, n, 0.0f, c(), 0, n, &raw, nullptr);
+            return status == clblast::StatusCode::kSuccess
+                       ? std::string()
+                       : "CLBlast SGEMM failed with status " +
+                             std::to_string(static_cast<int>(status));
+          }};
+}
+#endif
+
+int run_bench_verb(const BenchVerbOptions& o) {
+  if (!o.startup_child.empty()) return run_startup_child(o.platform, o.device, o.startup_child);
+  if (o.startup) return run_startup(o.platform, o.device, o.json);
+  BenchOptions options;
+  if (!o.sizes.empty()) options.shapes = parse_shapes(o.sizes);
+  if (o.tier == "all" || o.tier == "both") {
+    options.tiers = all_tiers();
+  } else if (!o.tier.empty()) {
+    options.tiers = {parse_tier(o.tier)};
+  }
+  options.top = o.top;
+  options.repetitions = o.reps;
+  options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  const cl::Device device = pick_device(o.platform, o.device);
+  const cl::Context context = context_for(device);
+#ifdef FATCL_WITH_CLBLAST
+  if (o.clblast) options.external.push_back(clblast_sgemm());
+#else
+  if (o.clblast) {
+    std::fprintf(stderr, "fatcl bench: built without CLBlast (libclblast-dev): not timed\n");
+  }
+#endif
+  const BenchReport report = run_bench(context, device, options);
+  if (!o.chart.empty()) {
+    detail::write_file_atomic(o.chart, report.to_svg());
+    std::fprintf(stderr, "fatcl bench: chart written to %s\n", o.chart.c_str());
+  }
+  std::fputs((o.json ? report.to_json() : report.to_text()).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace
+
 VerbRun add_bench(CLI::App& app) {
-  struct Options {
-    std::string platform, sizes, chart, tier, startup_child;
-    std::size_t device = 0, top = 0;
-    int reps = 5;
-    bool json = false, clblast = true, startup = false;
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<BenchVerbOptions>();
   CLI::App* cmd = app.add_subcommand(
       "bench",
       "time every SGEMM kernel (naive, tiled, blocked, the automatic choice, CLBlast) over a size "
-      "sweep on one device, each result checked; progress on stderr");
+      "sweep on one device, each result checked; progress on stderr, with the time left");
   cmd->add_option("--platform", o->platform, "substring of the platform name");
   add_whole_number(cmd, "--device", o->device, 0, 65535, "device index within the platform");
   cmd->add_option("--sizes", o->sizes,
                   "comma-separated N or MxNxK (default: CPU 256...2048, GPU 1024...8192, with "
-                  "non-square shapes)");
+                  "non-square shapes); a kernel at 1/10 of the fastest or less is timed once at "
+                  "the sizes after");
   add_whole_number(cmd, "--top", o->top, 0, 100000,
                    "blocked variants: the family's top N for the device (0: all)");
   cmd->add_option("--tier", o->tier,
@@ -46,54 +101,7 @@ VerbRun add_bench(CLI::App& app) {
                 "instead: time to a ready kernel per tier, cold (empty program cache, driver "
                 "cache off) and warm (from the program cache), each in a fresh process");
   cmd->add_option("--startup-child", o->startup_child)->group("");  // internal: one measurement
-  return [o] {
-    if (!o->startup_child.empty())
-      return run_startup_child(o->platform, o->device, o->startup_child);
-    if (o->startup) return run_startup(o->platform, o->device, o->json);
-    BenchOptions options;
-    if (!o->sizes.empty()) options.shapes = parse_shapes(o->sizes);
-    if (o->tier == "all" || o->tier == "both") {
-      options.tiers = all_tiers();
-    } else if (!o->tier.empty()) {
-      options.tiers = {parse_tier(o->tier)};
-    }
-    options.top = o->top;
-    options.repetitions = o->reps;
-    options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-    const cl::Device device = pick_device(o->platform, o->device);
-    const cl::Context context = context_for(device);
-#ifdef FATCL_WITH_CLBLAST
-    if (o->clblast) {
-      options.external.push_back(
-          {"CLBlast", [](const cl::CommandQueue& queue, const cl::Buffer& a, const cl::Buffer& b,
-                         const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k) {
-             cl_command_queue raw = queue();
-             const auto status = clblast::Gemm(clblast::Layout::kRowMajor, clblast::Transpose::kNo,
-                                               clblast::Transpose::kNo, m, n, k, 1.0f, a(), 0, k,
-                                               b(), 0, n, 0.0f, c(), 0, n, &raw, nullptr);
-             return status == clblast::StatusCode::kSuccess
-                        ? std::string()
-                        : "CLBlast SGEMM failed with status " +
-                              std::to_string(static_cast<int>(status));
-           }});
-    }
-#else
-    if (o->clblast) {
-      std::fprintf(stderr, "fatcl bench: built without CLBlast (libclblast-dev): not timed\n");
-    }
-#endif
-    const BenchReport report = run_bench(context, device, options);
-    if (!o->chart.empty()) {
-      const std::string svg = report.to_svg();
-      std::ofstream out(o->chart, std::ios::binary | std::ios::trunc);
-      if (!out || !out.write(svg.data(), static_cast<std::streamsize>(svg.size()))) {
-        throw Error("cannot write the chart to " + o->chart);
-      }
-      std::fprintf(stderr, "fatcl bench: chart written to %s\n", o->chart.c_str());
-    }
-    std::fputs((o->json ? report.to_json() : report.to_text()).c_str(), stdout);
-    return 0;
-  };
+  return [o] { return run_bench_verb(*o); };
 }
 
 }  // namespace fatcl::tool

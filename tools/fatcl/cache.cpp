@@ -12,6 +12,8 @@
 
 namespace fatcl::tool {
 
+// The options, then the run: stats, clear, or warm (warm_matmul_programs on
+// each device), each reported as text or one JSON document.
 VerbRun add_cache(CLI::App& app) {
   struct Options {
     std::string action;

@@ -23,6 +23,8 @@ extern "C" void on_sigint(int) {
 
 }  // namespace
 
+// The options as CLI11 declares them, then the run: the store checked
+// before any measuring, SIGINT kept for the measurement in flight.
 VerbRun add_tune(CLI::App& app) {
   struct Options {
     std::string platform, sizes, budget = "30s", tier, database;
