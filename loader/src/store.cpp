@@ -113,7 +113,7 @@ TuningEntry entry_from_json(const detail::JsonFields& f, const json& j, const st
     v.variant = f.text(r, "variant", rw);
     v.sha256 = f.text(r, "sha256", rw);
     v.tier = tier_field(f, r, rw);
-    v.gflops = f.measure(r, "gflops", rw);
+    v.gflops = f.nonnegative(r, "gflops", rw);
     e.ranking.push_back(std::move(v));
   }
   return e;

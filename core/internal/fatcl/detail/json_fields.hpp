@@ -81,7 +81,7 @@ class JsonFields {
   }
 
   // A finite number >= 0 (a measured speed).
-  double measure(const json& object, const char* key, const std::string& where) const {
+  double nonnegative(const json& object, const char* key, const std::string& where) const {
     const json& value = field(object, key, where);
     if (!value.is_number()) {
       fail(where,
