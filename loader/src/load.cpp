@@ -486,11 +486,15 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
   const std::shared_ptr<ProgramCache> cache = options.cache ? options.cache : ProgramCache::user();
   Ranking ranking = family.description().ranking;
   Explanation explanation;
+  std::optional<TuningEntry> entry;
   if (options.use_tuning && options.variant.empty()) {
     const TuningMatch match = store->find_tuning(caps, family.manifest(), options.problem,
                                                  family.description().shipped_tuning);
     explanation.tuning = match.to_string();
-    if (match.entry) ranking = tuned_ranking(*match.entry, ranking);
+    if (match.entry) {
+      ranking = tuned_ranking(*match.entry, ranking);
+      entry = *match.entry;
+    }
   }
   Plan p = plan(family.manifest(), caps, options, ranking);
   explanation.device = caps.summary();
@@ -521,6 +525,7 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
     steps.insert(steps.end(), p.rejected.begin(), p.rejected.end());
     explanation.notes = notes;
     a.loaded.explanation = std::move(explanation);
+    a.loaded.tuning_entry = std::move(entry);
     return std::move(a.loaded);
   }
   explanation.steps = failed;

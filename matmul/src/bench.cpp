@@ -469,6 +469,8 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
     size.auto_variant = tuned.variant.name;
     size.auto_tier = tuned.tier;
     size.auto_tuning = tuned.explanation.tuning.substr(0, tuned.explanation.tuning.find('\n'));
+    size.tuned =
+        tuned.tuning_entry && tuned.tuning_entry->size_class() == size_class({s.m, s.n, s.k});
     size.auto_gflops =
         choice_gflops(queue, p, reps, automatic, size, size.auto_variant, tuned.tier, progress);
     size.heuristic_variant = heuristic.loaded().variant.name;

@@ -78,6 +78,32 @@ const std::vector<std::pair<Tier, std::string>>& compared_tiers() {
   return tiers;
 }
 
+// The automatic choice against the fastest fatcl result, over the sizes a
+// tuning entry of their own size class decided (tuned) or the others.
+struct ChoiceSummary {
+  std::size_t sizes = 0;
+  double geomean = 0, lowest = 0;
+};
+
+std::optional<ChoiceSummary> summarize_choice(const std::vector<BenchSize>& sizes, bool tuned) {
+  ChoiceSummary c;
+  double log_sum = 0;
+  bool failed = false;
+  for (const BenchSize& s : sizes) {
+    const BenchResult* best = s.best_fatcl();
+    if (s.tuned != tuned || !best || best->gflops <= 0) continue;
+    // An automatic choice that did not run counts as 0.
+    const double ratio = std::max(0.0, s.auto_gflops / best->gflops);
+    if (ratio == 0) failed = true;
+    if (ratio > 0) log_sum += std::log(ratio);
+    c.lowest = c.sizes ? std::min(c.lowest, ratio) : ratio;
+    ++c.sizes;
+  }
+  if (c.sizes == 0) return std::nullopt;
+  c.geomean = failed ? 0 : std::exp(log_sum / double(c.sizes));
+  return c;
+}
+
 }  // namespace
 
 std::string BenchReport::to_text() const {
@@ -123,9 +149,9 @@ std::string BenchReport::to_text() const {
              " GFLOP/s";
       if (clblast)
         out += ", " + detail::format("%.2f", best->gflops / clblast->gflops) + "x CLBlast";
-      out += "; automatic choice " + s.auto_variant + " at " +
-             detail::format("%.2f", s.auto_gflops / best->gflops) + "x the best, without tuning " +
-             s.heuristic_variant + " at " +
+      out += std::string("; ") + (s.tuned ? "tuned" : "untuned") + " size: automatic choice " +
+             s.auto_variant + " at " + detail::format("%.2f", s.auto_gflops / best->gflops) +
+             "x the best, without tuning " + s.heuristic_variant + " at " +
              detail::format("%.2f", s.heuristic_gflops / best->gflops) + "x\n  " + s.auto_tuning +
              "\n";
     }
@@ -139,7 +165,15 @@ std::string BenchReport::to_text() const {
       }
     }
   }
-  return out;
+  for (const bool tuned : {true, false}) {
+    if (const std::optional<ChoiceSummary> c = summarize_choice(sizes, tuned)) {
+      out += detail::format(
+          "\nautomatic / fastest over the %s sizes (%zu): geometric mean %.2f, "
+          "lowest %.2f",
+          tuned ? "tuned" : "untuned", c->sizes, c->geomean, c->lowest);
+    }
+  }
+  return out + "\n";
 }
 
 std::string BenchReport::to_json() const {
@@ -177,6 +211,7 @@ std::string BenchReport::to_json() const {
         best && clblast ? json(best->gflops / clblast->gflops) : json(nullptr);
     size["auto_vs_best"] = best ? json(s.auto_gflops / best->gflops) : json(nullptr);
     size["auto_tuning"] = s.auto_tuning;
+    size["tuned"] = s.tuned;
     size["heuristic_variant"] = s.heuristic_variant;
     size["heuristic_tier"] = tier_text(s.heuristic_tier);
     size["heuristic_gflops"] = s.heuristic_gflops;
@@ -194,6 +229,12 @@ std::string BenchReport::to_json() const {
       }
     }
     j["sizes"].push_back(size);
+  }
+  for (const bool tuned : {true, false}) {
+    const std::optional<ChoiceSummary> c = summarize_choice(sizes, tuned);
+    j[tuned ? "auto_vs_best_tuned" : "auto_vs_best_untuned"] =
+        c ? json{{"sizes", c->sizes}, {"geomean", c->geomean}, {"lowest", c->lowest}}
+          : json(nullptr);
   }
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

@@ -118,6 +118,11 @@ const LoadedKernel& Matmul::loaded_for(std::size_t m, std::size_t n, std::size_t
     if (!chosen || chosen->variant.name == d.loaded.variant.name) {
       // The constructor's kernel, explained for this shape.
       chosen = std::make_unique<LoadedKernel>(d.loaded);
+      // The entry decided where it ranks this kernel first.
+      chosen->tuning_entry.reset();
+      if (match.entry && match.entry->ranking.front().variant == d.loaded.variant.name) {
+        chosen->tuning_entry = *match.entry;
+      }
       chosen->explanation.tuning = match.to_string() + "\nfor " + std::to_string(m) + "x" +
                                    std::to_string(n) + "x" + std::to_string(k) +
                                    " the kernel chosen at construction runs";

@@ -47,7 +47,15 @@ BenchReport report() {
   s.heuristic_variant = "matmul_blocked_B";
   s.heuristic_tier = Tier::Source;
   s.heuristic_gflops = 50;
+  s.tuned = true;
   report.sizes.push_back(s);
+  // A second size no entry of its class decided, where the automatic
+  // choice ran at 0.6 of the fastest.
+  BenchSize u = s;
+  u.shape = {64, 1, 64};
+  u.tuned = false;
+  u.auto_gflops = 60;
+  report.sizes.push_back(u);
   return report;
 }
 
@@ -60,8 +68,8 @@ TEST(BenchReport, TextRanksBySpeedAndMarksTheChoices) {
       << text;
   EXPECT_NE(text.find("<- choice without tuning"), std::string::npos) << text;
   EXPECT_NE(text.find("(timed once: 0.010x the fastest at 32)"), std::string::npos) << text;
-  EXPECT_NE(text.find("best fatcl: matmul_blocked_A 100.0 GFLOP/s, 4.00x CLBlast; automatic "
-                      "choice matmul_blocked_A at 1.00x the best, without tuning "
+  EXPECT_NE(text.find("best fatcl: matmul_blocked_A 100.0 GFLOP/s, 4.00x CLBlast; tuned size: "
+                      "automatic choice matmul_blocked_A at 1.00x the best, without tuning "
                       "matmul_blocked_B at 0.50x"),
             std::string::npos)
       << text;
@@ -69,6 +77,28 @@ TEST(BenchReport, TextRanksBySpeedAndMarksTheChoices) {
                       "1.25x"),
             std::string::npos)
       << text;
+}
+
+// Each size says whether an entry of its own class decided, and the
+// choice is summed up apart for the two groups.
+TEST(BenchReport, TunedAndUntunedSizesAreReportedApart) {
+  const std::string text = report().to_text();
+  EXPECT_NE(text.find("untuned size: automatic choice matmul_blocked_A at 0.60x"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("automatic / fastest over the tuned sizes (1): geometric mean 1.00, lowest "
+                      "1.00"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("automatic / fastest over the untuned sizes (1): geometric mean 0.60, "
+                      "lowest 0.60"),
+            std::string::npos)
+      << text;
+  const nlohmann::json j = nlohmann::json::parse(report().to_json());
+  EXPECT_EQ(j.at("sizes").at(0).at("tuned"), true);
+  EXPECT_EQ(j.at("sizes").at(1).at("tuned"), false);
+  EXPECT_EQ(j.at("auto_vs_best_tuned").at("sizes"), 1);
+  EXPECT_DOUBLE_EQ(j.at("auto_vs_best_untuned").at("geomean").get<double>(), 0.6);
 }
 
 TEST(BenchReport, JsonCarriesTheRatiosAndEachResult) {
@@ -97,7 +127,7 @@ TEST(BenchReport, ChartDrawsALinePerSeriesWithItsLegend) {
        at = svg.find("<polyline", at + 1)) {
     ++lines;
   }
-  EXPECT_EQ(lines, 6u);  // naive, tiled, blocked, automatic, untuned, CLBlast
+  EXPECT_EQ(lines, 6u);  // naive, tiled, blocked, automatic, without tuning, CLBlast
   for (const char* legend :
        {">naive<", ">tiled (best TILE)<", ">blocked (best variant)<", ">fatcl automatic choice<",
         ">automatic, without tuning<", ">CLBlast<"}) {

@@ -91,6 +91,10 @@ struct BenchSize {
   std::string auto_variant;          // what fatcl::Matmul chooses by itself for this shape
   std::optional<Tier> auto_tier;     // and in which tier
   std::string auto_tuning;           // the tuning entry that decided, or why none did
+  // A tuning entry measured for this size class on this device (its name
+  // or a pattern that matches it) decided the automatic choice; false: an
+  // entry of another size class or the family's ranking did.
+  bool tuned = false;
   double auto_gflops = 0;
   std::string heuristic_variant;  // what it chooses without the store
   std::optional<Tier> heuristic_tier;
