@@ -80,11 +80,11 @@ json to_json(const TuningEntry& e) {
                        {"tier", to_string(v.tier)},
                        {"gflops", v.gflops}});
   }
-  return {{"family", e.family},     {"platform", e.platform},
-          {"device", e.device},     {"driver", e.driver},
-          {"problem", e.problem},   {"size_class", e.size_class()},
-          {"measured", e.measured}, {"fatcl_version", e.fatcl_version},
-          {"ranking", ranking}};
+  return {{"family", e.family},         {"platform", e.platform},
+          {"device", e.device},         {"driver", e.driver},
+          {"problem", e.problem},       {"size_class", e.size_class()},
+          {"measured", e.measured},     {"fatcl_version", e.fatcl_version},
+          {"provenance", e.provenance}, {"ranking", ranking}};
 }
 
 TuningEntry entry_from_json(const detail::JsonFields& f, const json& j, const std::string& where) {
@@ -95,6 +95,7 @@ TuningEntry entry_from_json(const detail::JsonFields& f, const json& j, const st
   e.driver = f.text(j, "driver", where);
   e.measured = f.text(j, "measured", where);
   e.fatcl_version = f.text(j, "fatcl_version", where);
+  if (j.contains("provenance")) e.provenance = f.text(j, "provenance", where, 400);
   const std::string at = where + " (" + e.family + " on " + e.device.substr(0, 80) + ")";
   const json& problem = f.array(j, "problem", at);
   if (problem.empty() || problem.size() > 8)
@@ -237,8 +238,10 @@ struct Store::Impl {
   std::string why_not_used;  // "" or why the file is not used
   mutable std::mutex mutex;
   std::vector<TuningEntry> tuning;
-  std::map<std::string, std::pair<BuildKey, RememberedOutcome>>
-      outcomes;  // by BuildKey::to_string()
+  std::vector<TuningEntry> layers;  // read-only system layers, in the order added
+  std::vector<std::string> layer_notes;
+  // By BuildKey::to_string().
+  std::map<std::string, std::pair<BuildKey, RememberedOutcome>> outcomes;
 };
 
 Store::Store() : impl_(std::make_unique<Impl>()) {}
@@ -274,8 +277,58 @@ std::shared_ptr<Store> Store::user() {
   if (!store) {
     const fs::path p = user_path();
     store = p.empty() ? std::make_shared<Store>() : std::make_shared<Store>(p);
+    for (const fs::path& layer : system_paths()) store->add_layer(layer);
   }
   return store;
+}
+
+std::vector<fs::path> Store::system_paths() {
+  std::vector<fs::path> out;
+  auto split = [](const std::string& list) {
+    std::vector<std::string> parts;
+    std::size_t at = 0;
+    while (at <= list.size()) {
+      const std::size_t colon = std::min(list.find(':', at), list.size());
+      if (colon > at) parts.push_back(list.substr(at, colon - at));
+      at = colon + 1;
+    }
+    return parts;
+  };
+  if (const char* listed = std::getenv("FATCL_TUNING_SYSTEM")) {
+    for (const std::string& p : split(listed)) out.emplace_back(p);
+    return out;
+  }
+  const char* dirs = std::getenv("XDG_CONFIG_DIRS");
+  for (const std::string& d : split(dirs && *dirs ? dirs : "/etc/xdg")) {
+    const fs::path p = fs::path(d) / "fatcl" / "tuning.json";
+    std::error_code ec;
+    if (fs::exists(p, ec)) out.push_back(p);
+  }
+  return out;
+}
+
+void Store::add_layer(const fs::path& path) {
+  std::vector<TuningEntry> entries;
+  std::vector<std::pair<BuildKey, RememberedOutcome>> ignored;  // a layer's outcomes are its host's
+  std::error_code ec;
+  std::string why;
+  if (!fs::exists(path, ec)) {
+    why = "it does not exist";
+  } else {
+    why = read_store(path, &entries, &ignored);
+  }
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (!why.empty()) {
+    impl_->layer_notes.push_back("the system store " + path.string() + " is not used: " + why);
+    return;
+  }
+  for (TuningEntry& e : entries) e.origin = "system layer " + path.string();
+  impl_->layers.insert(impl_->layers.end(), entries.begin(), entries.end());
+}
+
+std::vector<std::string> Store::layer_notes() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->layer_notes;
 }
 
 const fs::path& Store::path() const { return impl_->path; }
@@ -366,8 +419,12 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
   if (!impl_->why_not_used.empty()) {
     match.store_note = "the store " + impl_->path.string() + " is not used: " + impl_->why_not_used;
   }
+  for (const std::string& note : impl_->layer_notes) {
+    match.store_note += (match.store_note.empty() ? "" : "\n") + note;
+  }
   std::vector<const TuningEntry*> all;
   for (const TuningEntry& e : impl_->tuning) all.push_back(&e);
+  for (const TuningEntry& e : impl_->layers) all.push_back(&e);
   for (const TuningEntry& e : shipped) all.push_back(&e);
   double best = 0;
   for (const TuningEntry* e : all) {
@@ -432,6 +489,35 @@ void Store::put_tuning(TuningEntry entry) {
     }
   }
   impl_->tuning.push_back(std::move(entry));
+}
+
+Store::MergeCount Store::merge(const std::vector<TuningEntry>& entries) {
+  MergeCount count;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const std::string here = impl_->path.empty() ? "in memory" : impl_->path.string();
+  for (TuningEntry e : entries) {
+    e.origin = here;
+    const std::string key = same_entry_key(e);
+    auto it = std::find_if(impl_->tuning.begin(), impl_->tuning.end(),
+                           [&](const TuningEntry& mine) { return same_entry_key(mine) == key; });
+    if (it == impl_->tuning.end()) {
+      impl_->tuning.push_back(std::move(e));
+      ++count.added;
+      continue;
+    }
+    // This fatcl's measurement over another version's; else the newer
+    // (ISO 8601 dates compare as text).
+    const bool theirs_current = e.fatcl_version == fatcl_version();
+    const bool mine_current = it->fatcl_version == fatcl_version();
+    const bool wins = theirs_current != mine_current ? theirs_current : e.measured > it->measured;
+    if (wins) {
+      *it = std::move(e);
+      ++count.replaced;
+    } else {
+      ++count.kept;
+    }
+  }
+  return count;
 }
 
 std::optional<RememberedOutcome> Store::outcome(const BuildKey& key) const {

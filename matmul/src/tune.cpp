@@ -1,5 +1,7 @@
 #include "fatcl/tune.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -263,6 +265,9 @@ std::optional<TuningEntry> tuning_entry(const TuneRun& run, const Family& family
   e.problem = {result.shape.m, result.shape.n, result.shape.k};
   e.measured = utc_timestamp();
   e.fatcl_version = fatcl_version();
+  char host[256] = "";
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  e.provenance = std::string("fatcl tune on ") + (host[0] ? host : "an unnamed host");
   for (const TuneMeasurement* m : good) {
     const Variant& v = family.manifest().variant(m->variant);
     e.ranking.push_back(

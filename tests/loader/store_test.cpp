@@ -341,6 +341,101 @@ TEST(Store, AFamilyParsesItsShippedEntries) {
             std::string::npos);
 }
 
+// A system layer (read-only, shared by a fleet) answers where the user's
+// file has nothing, the user's entry wins at the same distance, and save()
+// never writes the layer's entries into the user's file.
+TEST(Store, SystemLayersAnswerAfterTheUsersOwn) {
+  TempDir dir;
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  {
+    Store system(dir.path / "system.json");
+    system.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4"));
+    system.save();
+  }
+  Store user(dir.path / "user.json");
+  user.add_layer(dir.path / "system.json");
+  EXPECT_TRUE(user.layer_notes().empty());
+  const TuningMatch from_layer = user.find_tuning(h200(), m, {1024, 1024, 1024});
+  ASSERT_TRUE(from_layer.entry);
+  EXPECT_EQ(from_layer.entry->ranking.front().variant, "matmul_tiled_TILE8");
+  EXPECT_EQ(from_layer.entry->origin, "system layer " + (dir.path / "system.json").string());
+  user.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE32", "matmul_tiled_TILE4"));
+  EXPECT_EQ(user.find_tuning(h200(), m, {1024, 1024, 1024}).entry->ranking.front().variant,
+            "matmul_tiled_TILE32");
+  user.save();
+  Store again(dir.path / "user.json");
+  ASSERT_EQ(again.tuning().size(), 1u) << "the layer's entry was written into the user's file";
+  EXPECT_EQ(again.tuning().front().ranking.front().variant, "matmul_tiled_TILE32");
+}
+
+TEST(Store, AMissingOrDamagedLayerIsPassedOverWithTheReason) {
+  TempDir dir;
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  std::ofstream(dir.path / "broken.json") << "{\"format\": \"fatcl-store\", \"version\": 1, \"tun";
+  Store store;
+  store.add_layer(dir.path / "gone.json");
+  store.add_layer(dir.path / "broken.json");
+  const std::vector<std::string> notes = store.layer_notes();
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("gone.json is not used: it does not exist"), std::string::npos)
+      << notes[0];
+  EXPECT_NE(notes[1].find("broken.json is not used: store"), std::string::npos) << notes[1];
+  EXPECT_NE(notes[1].find("is not JSON"), std::string::npos) << notes[1];
+  const std::string said = store.find_tuning(h200(), m, {1024, 1024, 1024}).to_string();
+  EXPECT_NE(said.find("gone.json is not used"), std::string::npos) << said;
+}
+
+TEST(Store, SystemPathsFollowTheEnvironment) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path / "xdg" / "fatcl");
+  std::ofstream(dir.path / "xdg" / "fatcl" / "tuning.json") << "{}";
+  setenv("FATCL_TUNING_SYSTEM", "/a/one.json:/b/two.json", 1);
+  EXPECT_EQ(Store::system_paths(),
+            (std::vector<std::filesystem::path>{"/a/one.json", "/b/two.json"}));
+  unsetenv("FATCL_TUNING_SYSTEM");
+  setenv("XDG_CONFIG_DIRS", ("/nowhere:" + (dir.path / "xdg").string()).c_str(), 1);
+  EXPECT_EQ(Store::system_paths(),
+            (std::vector<std::filesystem::path>{dir.path / "xdg" / "fatcl" / "tuning.json"}));
+  unsetenv("XDG_CONFIG_DIRS");
+}
+
+// Merging another node's entries: new keys are added with their
+// provenance; for a key already there this fatcl version's measurement
+// wins over another version's, and between the same version the newer.
+TEST(Store, MergePrefersThisVersionThenTheNewerAndKeepsProvenance) {
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  Store store;
+  TuningEntry mine = entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4");
+  mine.measured = "2026-11-30T10:00:00Z";
+  store.put_tuning(mine);
+
+  TuningEntry newer = mine;
+  newer.ranking.front().variant = "matmul_tiled_TILE16";
+  newer.measured = "2026-12-01T10:00:00Z";
+  newer.provenance = "fatcl tune on node-7";
+  TuningEntry other_class = entry(m, {64, 64, 64}, "matmul_tiled_TILE4", "matmul_tiled_TILE8");
+  Store::MergeCount c = store.merge({newer, other_class});
+  EXPECT_EQ(c.added, 1u);
+  EXPECT_EQ(c.replaced, 1u);
+  const TuningMatch match = store.find_tuning(h200(), m, {1024, 1024, 1024});
+  ASSERT_TRUE(match.entry);
+  EXPECT_EQ(match.entry->ranking.front().variant, "matmul_tiled_TILE16");
+  EXPECT_EQ(match.entry->provenance, "fatcl tune on node-7");
+
+  TuningEntry old_version = newer;
+  old_version.fatcl_version = "0.0.1";
+  old_version.measured = "2026-12-24T10:00:00Z";  // newer, but by another fatcl
+  old_version.ranking.front().variant = "matmul_tiled_TILE32";
+  c = store.merge({old_version});
+  EXPECT_EQ(c.kept, 1u);
+  EXPECT_EQ(store.find_tuning(h200(), m, {1024, 1024, 1024}).entry->ranking.front().variant,
+            "matmul_tiled_TILE16");
+  TuningEntry older = newer;
+  older.measured = "2026-11-01T10:00:00Z";
+  older.ranking.front().variant = "matmul_tiled_TILE4";
+  EXPECT_EQ(store.merge({older}).kept, 1u);
+}
+
 TEST(Store, SizeClassesRoundToPowersOfTwo) {
   EXPECT_EQ(size_class({1024, 1000, 1500}), "2^10x2^10x2^11");
   EXPECT_EQ(size_class({1, 64, 8192}), "2^0x2^6x2^13");

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <fstream>
 
 #include "verbs.hpp"
 
@@ -23,11 +24,40 @@ extern "C" void on_sigint(int) {
 
 }  // namespace
 
+// --export and --merge: tuning entries shared between nodes, no device.
+template <typename Options>
+int share_entries(const Options& o, const std::shared_ptr<Store>& store) {
+  if (!o.export_to.empty()) {
+    Store out{std::filesystem::path(o.export_to)};
+    if (!out.why_not_used().empty()) {
+      throw Error("the export file " + o.export_to + " is left as found: " + out.why_not_used());
+    }
+    const Store::MergeCount c = out.merge(store->tuning());
+    out.save();
+    std::fprintf(stderr,
+                 "fatcl tune: %zu tuning entries of %s exported to %s (%zu new, %zu "
+                 "replaced, %zu older kept)\n",
+                 c.added + c.replaced + c.kept, store->path().c_str(), o.export_to.c_str(), c.added,
+                 c.replaced, c.kept);
+  }
+  for (const std::string& file : o.merge) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw Error("--merge: cannot read " + file);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const Store::MergeCount c = store->merge(parse_tuning_entries(text, file));
+    std::fprintf(stderr, "fatcl tune: merged %s into %s: %zu new, %zu replaced, %zu kept\n",
+                 file.c_str(), store->path().c_str(), c.added, c.replaced, c.kept);
+  }
+  if (!o.merge.empty()) store->save();
+  return 0;
+}
+
 // The options as CLI11 declares them, then the run: the store checked
 // before any measuring, SIGINT kept for the measurement in flight.
 VerbRun add_tune(CLI::App& app) {
   struct Options {
-    std::string platform, sizes, budget = "30s", tier, database;
+    std::string platform, sizes, budget = "30s", tier, database, export_to;
+    std::vector<std::string> merge;
     std::size_t device = 0;
     int reps = 5;
     bool json = false, save = true;
@@ -53,6 +83,13 @@ VerbRun add_tune(CLI::App& app) {
                   "the store to update (default: FATCL_TUNING, else "
                   "$XDG_CONFIG_HOME/fatcl/tuning.json)");
   cmd->add_flag("!--no-save", o->save, "measure and print only");
+  cmd->add_option("--export", o->export_to,
+                  "instead of measuring: write the store's tuning entries to this file (merged "
+                  "into it if it is a store), for other nodes' --merge or a system layer");
+  cmd->add_option("--merge", o->merge,
+                  "instead of measuring: merge these stores' tuning entries into the store (per "
+                  "key this fatcl version's measurement wins, then the newer)")
+      ->delimiter(',');
   cmd->add_flag("--json", o->json, "print one JSON document to stdout");
   return [o] {
     TuneOptions options;
@@ -64,7 +101,7 @@ VerbRun add_tune(CLI::App& app) {
     options.stop = &interrupted;
     // The database first: a file that cannot be used stops before any work.
     std::shared_ptr<Store> store;
-    if (o->save) {
+    if (o->save || !o->export_to.empty() || !o->merge.empty()) {
       const std::filesystem::path path =
           o->database.empty() ? Store::user_path() : std::filesystem::path(o->database);
       if (path.empty()) throw Error("no store: FATCL_TUNING is off (use --database)");
@@ -73,6 +110,7 @@ VerbRun add_tune(CLI::App& app) {
         throw Error("the store " + path.string() + " is left as found: " + store->why_not_used());
       }
     }
+    if (!o->export_to.empty() || !o->merge.empty()) return share_entries(*o, store);
     const cl::Device device = pick_device(o->platform, o->device);
     const cl::Context context = context_for(device);
     std::signal(SIGINT, on_sigint);

@@ -49,9 +49,26 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
+  // Tuning entries are read in layers: the family's shipped entries, then
+  // the system's (read-only: files a package or an administrator installs,
+  // shared by every user and node), then the user's own file; a lookup
+  // takes the nearest entry in size and, at the same distance, the most
+  // specific device, then the upper layer.
+  //
+  // The system layers: the files FATCL_TUNING_SYSTEM lists (separated by
+  // ':'), else fatcl/tuning.json under each folder of $XDG_CONFIG_DIRS
+  // (default /etc/xdg), where such a file exists.
+  static std::vector<std::filesystem::path> system_paths();
+  // Reads one read-only layer: its tuning entries answer lookups after this
+  // store's own; save() never writes them. A file that cannot be used is
+  // passed over with the reason in layer_notes().
+  void add_layer(const std::filesystem::path& path);
+  std::vector<std::string> layer_notes() const;
+
   // The process's store: the file FATCL_TUNING names, else
   // $XDG_CONFIG_HOME/fatcl/tuning.json, else ~/.config/fatcl/tuning.json;
-  // FATCL_TUNING=off keeps it in memory. Created on first use.
+  // FATCL_TUNING=off keeps it in memory. Created on first use, with the
+  // system layers (system_paths()) added.
   static std::shared_ptr<Store> user();
   // The default path as above ("" for off).
   static std::filesystem::path user_path();
@@ -74,6 +91,15 @@ class Store {
   // Adds an entry, replacing one of the same family, device, driver and
   // size class.
   void put_tuning(TuningEntry entry);
+  // What merge() did with the entries it was given.
+  struct MergeCount {
+    std::size_t added = 0, replaced = 0, kept = 0;
+  };
+  // Merges entries measured elsewhere (another node's export): an entry of
+  // a new key is added; for a key the store has, the entry measured by
+  // this fatcl version wins over another version's, and between two of the
+  // same version the newer measurement. Provenance travels with each.
+  MergeCount merge(const std::vector<TuningEntry>& entries);
 
   std::optional<RememberedOutcome> outcome(const BuildKey& key) const;
   void remember(const BuildKey& key, RememberedOutcome outcome);

@@ -44,6 +44,9 @@ struct TuningEntry {
   std::string fatcl_version;          // of the fatcl that measured
   std::vector<TunedVariant> ranking;  // fastest first
   std::string origin;                 // where it was read: the file, or "shipped with fatcl"
+  // Who measured it, kept through exports and merges ("fatcl tune on
+  // <host>"); "" where the file does not say.
+  std::string provenance;
 
   // The problem-size class: each size to the nearest power of two
   // ("2^10x2^10x2^10"). One entry per family, device, driver and class.
