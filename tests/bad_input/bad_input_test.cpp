@@ -635,6 +635,12 @@ const std::vector<CommandLineCase>& command_line_cases() {
       {"bench_bad_tier", "bench --sizes 8 --tier cubin --no-clblast", "cubin"},
       {"tune_bad_budget", "tune --budget soon", "budget \"soon\""},
       {"tune_reps_low", "tune --reps 2", "--reps"},
+      {"tune_merge_missing_file", "tune --database /tmp/fatcl-bad-input-store.json --merge "
+       "/no/such/export.json", "--merge: cannot read /no/such/export.json"},
+      {"tune_merge_not_a_store", "tune --database /tmp/fatcl-bad-input-store.json --merge "
+       "/etc/hostname", "store /etc/hostname is not JSON"},
+      {"tune_export_into_a_folder", "tune --database /tmp/fatcl-bad-input-store.json --export /tmp",
+       "the export file /tmp is left as found: it is a folder"},
       {"demo_bad_tier", "demo --tier cubin --size 8", "unknown tier \"cubin\""},
       {"demo_unknown_variant", "demo --variant matmul_tiled_TILE7 --size 8", "matmul_tiled_TILE7"},
       {"demo_no_platform", "demo --platform no-such-platform --size 8", "no-such-platform"},
