@@ -104,6 +104,19 @@ std::optional<ChoiceSummary> summarize_choice(const std::vector<BenchSize>& size
   return c;
 }
 
+// "automatic / fastest over the tuned sizes (3): geometric mean 0.98, ..."
+std::string choice_summary_text(const std::vector<BenchSize>& sizes) {
+  std::string out;
+  for (const bool tuned : {true, false}) {
+    if (const std::optional<ChoiceSummary> c = summarize_choice(sizes, tuned)) {
+      out += detail::format(
+          "\nautomatic / fastest over the %s sizes (%zu): geometric mean %.2f, lowest %.2f",
+          tuned ? "tuned" : "untuned", c->sizes, c->geomean, c->lowest);
+    }
+  }
+  return out + "\n";
+}
+
 }  // namespace
 
 std::string BenchReport::to_text() const {
@@ -165,15 +178,7 @@ std::string BenchReport::to_text() const {
       }
     }
   }
-  for (const bool tuned : {true, false}) {
-    if (const std::optional<ChoiceSummary> c = summarize_choice(sizes, tuned)) {
-      out += detail::format(
-          "\nautomatic / fastest over the %s sizes (%zu): geometric mean %.2f, "
-          "lowest %.2f",
-          tuned ? "tuned" : "untuned", c->sizes, c->geomean, c->lowest);
-    }
-  }
-  return out + "\n";
+  return out + choice_summary_text(sizes);
 }
 
 std::string BenchReport::to_json() const {
