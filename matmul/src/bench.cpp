@@ -40,7 +40,7 @@ void measure(const cl::CommandQueue& queue, const MatmulProblem& p, int reps,
     const std::vector<double> ms = interleaved_median_ms(queue, timed, reps);
     for (std::size_t i = 0; i < ms.size(); ++i) {
       timed_results[i]->ms = ms[i];
-      timed_results[i]->gflops = 2.0 * double(p.m) * double(p.n) * double(p.k) / (ms[i] * 1e6);
+      timed_results[i]->gflops = BenchShape{p.m, p.n, p.k}.flop() / (ms[i] * 1e6);
     }
   } catch (const Error& e) {
     for (BenchResult* r : timed_results) r->failure = e.what();
@@ -265,8 +265,6 @@ std::vector<BenchEntry> bench_entries(const DeviceCaps& caps, const BenchOptions
   return entries;
 }
 
-double flop(const BenchShape& s) { return 2.0 * double(s.m) * double(s.n) * double(s.k); }
-
 // Progress lines with the time left: after the first size, each kernel's
 // last time scaled by the work of the sizes to come, as many runs as it
 // will take (a check and its timed rounds).
@@ -316,7 +314,7 @@ double expected_seconds(const BenchSize& previous, const BenchShape& next) {
   for (const BenchResult& r : previous.results) {
     if (r.failure.empty() && r.ms > 0) ms += r.ms * double(1 + r.rounds);
   }
-  return ms / 1e3 * flop(next) / flop(previous.shape);
+  return ms / 1e3 * next.flop() / previous.shape.flop();
 }
 
 // The entry's Matmul, built on first use; a failure stays with the entry.
@@ -351,7 +349,7 @@ void time_by_its_check(const cl::CommandQueue& queue, const MatmulProblem& p,
       r);
   if (ran && ms > 0) {
     r.ms = ms;
-    r.gflops = flop({p.m, p.n, p.k}) / (ms * 1e6);
+    r.gflops = BenchShape{p.m, p.n, p.k}.flop() / (ms * 1e6);
     r.rounds = 1;
   }
 }

@@ -134,8 +134,6 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-double flop(const BenchShape& s) { return 2.0 * double(s.m) * double(s.n) * double(s.k); }
-
 // What a tune run shares across shapes: the device, the candidates in the
 // family's ranking, each built once (a candidate that fails to load stays
 // failed), the clock and what measuring has cost so far.
@@ -203,7 +201,7 @@ TuneMeasurement measure_candidate(TuneRun& run, const TuneCandidate& c, const Ma
     std::vector<double> ms;
     for (int i = 0; i < run.reps; ++i) ms.push_back(timer.ms(*mm, p, single_launch));
     m.ms = median(ms);
-    m.gflops = flop({p.m, p.n, p.k}) / (m.ms * 1e6);
+    m.gflops = BenchShape{p.m, p.n, p.k}.flop() / (m.ms * 1e6);
   } catch (const Error& e) {
     m.failure = e.what();
     m.ok = false;
@@ -238,7 +236,7 @@ void remeasure_leaders(TuneRun& run, TuneShapeResult& result, double best_gflops
   }
   for (std::size_t l = 0; l < leaders.size(); ++l) {
     leaders[l]->ms = median(ms[l]);
-    leaders[l]->gflops = flop(result.shape) / (leaders[l]->ms * 1e6);
+    leaders[l]->gflops = result.shape.flop() / (leaders[l]->ms * 1e6);
   }
   if (run.options.progress) {
     run.options.progress(result.shape.label() + ": the " + std::to_string(leaders.size()) +

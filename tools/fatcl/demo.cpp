@@ -166,7 +166,7 @@ class Demo {
   }
 
   void print_timings() {
-    const double flop = 2.0 * double(options_.m) * double(options_.n) * double(options_.k);
+    const double flop = BenchShape{options_.m, options_.n, options_.k}.flop();
     say("\ntiming, median of %d runs after a checked warm-up (host clock around a finished "
         "queue):\n",
         options_.repetitions);

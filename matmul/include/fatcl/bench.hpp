@@ -20,6 +20,7 @@ namespace fatcl {
 struct BenchShape {
   std::size_t m, n, k;
   std::string label() const;  // "1024" for a cube, else "4096x4096x256"
+  double flop() const { return 2.0 * double(m) * double(n) * double(k); }  // multiply-adds x 2
 };
 // "1024" or "4096x4096x256", comma-separated; throws fatcl::Error naming the
 // entry at fault (each dimension 1 to 65536).
