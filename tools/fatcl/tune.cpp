@@ -5,8 +5,8 @@
 
 #include <csignal>
 #include <cstdio>
-#include <fstream>
 
+#include "fatcl/compiler.hpp"
 #include "verbs.hpp"
 
 namespace fatcl::tool {
@@ -41,9 +41,12 @@ int share_entries(const Options& o, const std::shared_ptr<Store>& store) {
                  c.replaced, c.kept);
   }
   for (const std::string& file : o.merge) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error("--merge: cannot read " + file);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text;
+    try {
+      text = read_text(file);
+    } catch (const Error& e) {
+      throw Error(std::string("--merge: ") + e.what());
+    }
     const Store::MergeCount c = store->merge(parse_tuning_entries(text, file));
     std::fprintf(stderr, "fatcl tune: merged %s into %s: %zu new, %zu replaced, %zu kept\n",
                  file.c_str(), store->path().c_str(), c.added, c.replaced, c.kept);
