@@ -1,6 +1,9 @@
 // Loading: walking the plan's chain until a variant builds and can launch.
+#include <algorithm>
+
 #include "environment.hpp"
 #include "fatcl/cache.hpp"
+#include "fatcl/detail/format.hpp"
 #include "fatcl/loader.hpp"
 #include "fatcl/store.hpp"
 #include "tiers.hpp"
@@ -44,6 +47,19 @@ Ranking tuned_ranking(const TuningEntry& entry, const Ranking& family) {
       "measured speed on this device (the tuning entry below), each variant first in the "
       "tier it was measured in, then " +
       family.rule;
+  return r;
+}
+
+// The family's model for this problem first, its ranking for the ties.
+Ranking shaped_ranking(const Ranking& family, const std::vector<std::size_t>& problem) {
+  Ranking r = family;
+  r.score = [family, problem](const Variant& v, const DeviceCaps& caps) {
+    const double tie = family.score ? std::clamp(family.score(v, caps), -1e4, 1e4) : 0.0;
+    return family.shape_score(v, caps, problem) * 1e5 + tie;
+  };
+  std::string shape;
+  for (std::size_t s : problem) shape += (shape.empty() ? "" : "x") + std::to_string(s);
+  r.rule = family.shape_rule + " for " + shape + ", then " + family.rule;
   return r;
 }
 
@@ -478,6 +494,45 @@ std::string_view Family::spirv(const std::string& variant) const {
   return modules_[index_of(variant)];
 }
 
+TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const DeviceCaps& caps,
+                         const std::vector<std::size_t>& problem, std::string* why) {
+  if (why) why->clear();
+  const auto& efficiency = family.description().efficiency;
+  if (!efficiency || problem.empty() || problem == entry.problem) return entry;
+  struct Carried {
+    const TunedVariant* measured;
+    double here, there, predicted;
+  };
+  std::vector<Carried> carried;
+  for (const TunedVariant& t : entry.ranking) {
+    const Variant* v = nullptr;
+    for (const Variant& candidate : family.manifest().variants) {
+      if (candidate.name == t.variant) v = &candidate;
+    }
+    if (!v) return entry;  // a variant this build lacks: changed_code passes such entries over
+    const double here = efficiency(*v, caps, problem), there = efficiency(*v, caps, entry.problem);
+    carried.push_back({&t, here, there, there > 0 ? t.gflops * here / there : 0});
+  }
+  std::stable_sort(carried.begin(), carried.end(),
+                   [](const Carried& a, const Carried& b) { return a.predicted > b.predicted; });
+  TuningEntry out = entry;
+  out.ranking.clear();
+  for (const Carried& c : carried) out.ranking.push_back(*c.measured);
+  if (why && !carried.empty() && out.ranking.front().variant != entry.ranking.front().variant) {
+    std::string shape;
+    for (std::size_t s : problem) shape += (shape.empty() ? "" : "x") + std::to_string(s);
+    *why = "the family's model carries the entry to " + shape +
+           " (measured GFLOP/s x efficiency here / efficiency there):";
+    for (std::size_t i = 0; i < carried.size() && i < 3; ++i) {
+      const Carried& c = carried[i];
+      *why += detail::format("\n  %s [%s] %.0f x %.2f / %.2f = %.0f", c.measured->variant.c_str(),
+                             to_string(c.measured->tier), c.measured->gflops, c.here, c.there,
+                             c.predicted);
+    }
+  }
+  return out;
+}
+
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
                   const LoadOptions& options) {
   check_context_and_device(context, device, "load " + family.manifest().family);
@@ -488,13 +543,20 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
   Explanation explanation;
   std::optional<TuningEntry> entry;
   if (options.use_tuning && options.variant.empty()) {
-    const TuningMatch match = store->find_tuning(caps, family.manifest(), options.problem,
-                                                 family.description().shipped_tuning);
+    const TuningMatch match = store->find_tuning(
+        caps, family.manifest(), options.problem, family.description().shipped_tuning,
+        family.description().efficiency != nullptr && !options.problem.empty());
     explanation.tuning = match.to_string();
     if (match.entry) {
-      ranking = tuned_ranking(*match.entry, ranking);
+      std::string why;
+      ranking =
+          tuned_ranking(carry_tuning(*match.entry, family, caps, options.problem, &why), ranking);
+      if (!why.empty()) explanation.tuning += "\n" + why;
       entry = *match.entry;
     }
+  }
+  if (!entry && options.variant.empty() && !options.problem.empty() && ranking.shape_score) {
+    ranking = shaped_ranking(ranking, options.problem);
   }
   Plan p = plan(family.manifest(), caps, options, ranking);
   explanation.device = caps.summary();

@@ -127,6 +127,7 @@ std::string Explanation::to_string(Detail detail) const {
   } else {
     out += "chosen: nothing\n";
   }
+  if (!family.empty()) out += "family: " + family + "\n";
   out += "ranking: " + ranking + "\n";
   if (!tuning.empty()) {
     std::string t = tuning;

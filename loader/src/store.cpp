@@ -413,7 +413,7 @@ static std::string changed_code(const TuningEntry& e, const Manifest& family) {
 
 TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
                                const std::vector<std::size_t>& problem,
-                               const std::vector<TuningEntry>& shipped) const {
+                               const std::vector<TuningEntry>& shipped, bool modelled) const {
   TuningMatch match;
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (!impl_->why_not_used.empty()) {
@@ -456,7 +456,7 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
                                     " sizes, the problem has " + std::to_string(problem.size()));
         continue;
       }
-      if (largest > 3.0) {
+      if (largest > 3.0 && !modelled) {
         match.passed_over.push_back(who + ": a size more than a factor 8 from " +
                                     problem_text(problem));
         continue;

@@ -27,6 +27,7 @@ struct DeviceCaps {
   bool khr_il_program = false;    // cl_khr_il_program among the extensions
   std::uint64_t device_type = 0;  // CL_DEVICE_TYPE bits
   std::uint64_t local_mem_bytes = 0;
+  cl_uint compute_units = 0;  // CL_DEVICE_MAX_COMPUTE_UNITS
   std::size_t max_work_group_size = 0;
   std::array<std::size_t, 3> max_work_item_sizes{0, 0, 0};
   // CL_FP_FMA in CL_DEVICE_SINGLE_FP_CONFIG: fma() on floats is one

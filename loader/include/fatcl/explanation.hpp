@@ -26,7 +26,10 @@ struct Step {
 const char* to_string(Step::Outcome outcome);
 
 struct Explanation {
-  std::string device;               // DeviceCaps::summary()
+  std::string device;  // DeviceCaps::summary()
+  // Why this family, where its user chose among several for the problem
+  // ("" where none was chosen by shape).
+  std::string family;
   std::string ranking;              // the ranking rule, in words
   std::string tuning;               // the tuning entry that decided, or why none did
   std::vector<std::string> notes;   // what the stores reported: entries discarded, writes failed

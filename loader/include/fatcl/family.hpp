@@ -35,6 +35,13 @@ struct Ranking {
   // The tier to try a variant in first, where one was measured fastest
   // (a tuning entry's); none: the loader's order, SPIR-V, PTX, source.
   std::function<std::optional<Tier>(const Variant&)> tier_first;
+  // For one problem (LoadOptions::problem), where no tuning entry decides:
+  // the family's model of how well a variant fits those sizes, ranked before
+  // `score` (which orders the ties); none: one ranking for every problem.
+  // `shape_rule` says it in words.
+  std::function<double(const Variant&, const DeviceCaps&, const std::vector<std::size_t>&)>
+      shape_score;
+  std::string shape_rule;
 
   // Work-items per work-group, most first, then less local memory: where a
   // work-group shares its loads through local memory, a larger group reads
@@ -54,6 +61,12 @@ struct FamilyDescription {
   // Consulted after the store's own entries (Store::find_tuning); a family
   // reads them from a store document it embeds (parse_tuning_entries).
   std::vector<TuningEntry> shipped_tuning;
+  // The family's model of a problem: the share of a variant's measured rate
+  // that carries to these sizes (the work not spent on a tile's padding, how
+  // well its work-groups fill the device), in (0, 1]. An entry measured for
+  // other sizes is re-ranked by it (carry_tuning); none: its order stands.
+  std::function<double(const Variant&, const DeviceCaps&, const std::vector<std::size_t>&)>
+      efficiency;
 };
 
 // A kernel family as embedded by fatcl_add_kernel_variants().

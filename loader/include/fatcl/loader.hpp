@@ -108,6 +108,16 @@ struct LoadedKernel {
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
                   const LoadOptions& options = {});
 
+// A tuning entry measured for other sizes than `problem`, re-ranked by the
+// family's model (FamilyDescription::efficiency): each variant by its
+// measured GFLOP/s times its efficiency on `problem` over its efficiency on
+// the entry's sizes (the rates stay the measured ones; only the order
+// changes). Unchanged where the family has no model or the sizes are the
+// entry's. `why` (may be null) gets the figures of the three leaders, or ""
+// where the model left the order as measured.
+TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const DeviceCaps& caps,
+                         const std::vector<std::size_t>& problem, std::string* why);
+
 // Forgets the remembered trial launches and failed builds of Store::user() (tests).
 void forget_trials();
 

@@ -82,10 +82,13 @@ class Store {
   // empty problem takes the largest problem tuned. Entries of another
   // driver, that measured code the manifest no longer has (by tier_sha256),
   // or a size more than a factor 8 away are passed over, each with its
-  // reason. The match points into this store or into `shipped`.
+  // reason; with `modelled` (the family has a model that carries an entry
+  // to other sizes, FamilyDescription::efficiency) the nearest entry is
+  // taken however far. The match points into this store or into `shipped`.
   TuningMatch find_tuning(const DeviceCaps& caps, const Manifest& family,
                           const std::vector<std::size_t>& problem,
-                          const std::vector<TuningEntry>& shipped = {}) const;
+                          const std::vector<TuningEntry>& shipped = {},
+                          bool modelled = false) const;
   // The file's entries (not the shipped ones).
   std::vector<TuningEntry> tuning() const;
   // Adds an entry, replacing one of the same family, device, driver and
