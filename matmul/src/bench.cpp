@@ -92,15 +92,23 @@ std::vector<double> interleaved_median_ms(const cl::CommandQueue& queue,
                                           const std::vector<std::function<void()>>& runs,
                                           int reps) {
   std::vector<std::vector<double>> ms(runs.size());
+  // Runs per timing: 1 in the first round; then, for a run under
+  // kBatchMs, enough back-to-back runs to last about that long.
+  std::vector<int> batch(runs.size(), 1);
   for (int i = 0; i < std::max(1, reps); ++i) {
     for (std::size_t r = 0; r < runs.size(); ++r) {
       check_cl(queue.finish(), "clFinish");
       const auto start = std::chrono::steady_clock::now();
-      runs[r]();
+      for (int b = 0; b < batch[r]; ++b) runs[r]();
       check_cl(queue.finish(), "clFinish");
-      ms[r].push_back(
+      const double elapsed =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count());
+              .count();
+      ms[r].push_back(elapsed / batch[r]);
+      if (i == 0 && elapsed < kBatchMs) {
+        batch[r] =
+            std::min(kMaxBatch, static_cast<int>(std::ceil(kBatchMs / std::max(elapsed, 1e-3))));
+      }
     }
   }
   std::vector<double> medians;
@@ -222,7 +230,8 @@ struct BenchEntry {
   std::string slow;     // why it is timed once from now on ("" while it is not)
 };
 
-// Every variant of the naive and tiled families, and the blocked family in
+// Every variant of the naive, tiled and skinny families (the skinny ones run
+// only where they serve the shape, bench_runs), and the blocked family in
 // its own ranking (its top N with options.top, and the automatic choices,
 // so that they are timed in the same turns), each in each tier asked for
 // that the device takes for it.
@@ -233,7 +242,8 @@ std::vector<BenchEntry> bench_entries(const DeviceCaps& caps, const BenchOptions
   for (Tier t : options.tiers) tiers.push_back(t);
   if (tiers.empty()) tiers.push_back(std::nullopt);
   std::vector<BenchEntry> entries;
-  for (MatmulKernel k : {MatmulKernel::Naive, MatmulKernel::Tiled, MatmulKernel::Blocked}) {
+  for (MatmulKernel k : {MatmulKernel::Naive, MatmulKernel::Tiled, MatmulKernel::Blocked,
+                         MatmulKernel::FewRows, MatmulKernel::FewCols}) {
     const Family& family = matmul_family(k);
     std::vector<std::string> names;
     if (k == MatmulKernel::Blocked) {
@@ -245,6 +255,7 @@ std::vector<BenchEntry> bench_entries(const DeviceCaps& caps, const BenchOptions
       std::vector<std::string> chosen{heuristic.loaded().variant.name};
       for (const BenchShape& s : shapes) {
         chosen.push_back(automatic.loaded_for(s.m, s.n, s.k).variant.name);
+        chosen.push_back(heuristic.loaded_for(s.m, s.n, s.k).variant.name);
       }
       for (const std::string& c : chosen) {
         if (matmul_kernel_of(c) == k && std::find(names.begin(), names.end(), c) == names.end()) {
@@ -354,6 +365,14 @@ void time_by_its_check(const cl::CommandQueue& queue, const MatmulProblem& p,
   }
 }
 
+// A skinny family runs only at the shapes it serves (elsewhere it reads
+// the large operand once per few rows or columns: minutes a run at 2048);
+// the others at every shape.
+bool bench_runs(MatmulKernel kernel, const BenchShape& s, const DeviceCaps& caps) {
+  if (kernel != MatmulKernel::FewRows && kernel != MatmulKernel::FewCols) return true;
+  return matmul_family_for(s.m, s.n, MatmulKernel::Blocked, caps.is_gpu()) == kernel;
+}
+
 // Builds (on first use) and runs the entries at one size: the others timed
 // in turn (round-robin: a machine that speeds up or slows down mid-way
 // affects each alike), each slow one checked and timed once after them.
@@ -361,9 +380,11 @@ void run_entries(const cl::Context& context, const cl::Device& device,
                  const cl::CommandQueue& queue, const MatmulProblem& p, int reps,
                  std::vector<BenchEntry>& entries, BenchSize& size, BenchClock& clock) {
   const BenchShape& s = size.shape;
+  const DeviceCaps caps = DeviceCaps::query(device);
   std::vector<std::function<std::string()>> runs, slow_runs;
   std::vector<std::size_t> slots, slow_slots;
   for (BenchEntry& e : entries) {
+    if (!bench_runs(e.kernel, s, caps)) continue;
     clock.step(s, std::string(to_string(e.kernel)) + " " + e.variant +
                       (e.tier ? std::string(" (") + to_string(*e.tier) + ")" : ""));
     BenchResult r;
@@ -471,10 +492,11 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
         tuned.tuning_entry && tuned.tuning_entry->size_class() == size_class({s.m, s.n, s.k});
     size.auto_gflops =
         choice_gflops(queue, p, reps, automatic, size, size.auto_variant, tuned.tier, progress);
-    size.heuristic_variant = heuristic.loaded().variant.name;
-    size.heuristic_tier = heuristic.loaded().tier;
+    const LoadedKernel& untuned_choice = heuristic.loaded_for(s.m, s.n, s.k);
+    size.heuristic_variant = untuned_choice.variant.name;
+    size.heuristic_tier = untuned_choice.tier;
     size.heuristic_gflops = choice_gflops(queue, p, reps, heuristic, size, size.heuristic_variant,
-                                          heuristic.loaded().tier, progress);
+                                          untuned_choice.tier, progress);
     for (const ExternalKernel& x : options.external) {
       clock.step(s, x.name);
       BenchResult r;

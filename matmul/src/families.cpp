@@ -4,56 +4,96 @@
 #include "families.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
 
 #include "fatcl/matmul.hpp"
 #include "fatcl/store.hpp"
 #include "matmul_blocked.hpp"
+#include "matmul_fewcols.hpp"
+#include "matmul_fewrows.hpp"
 #include "matmul_naive.hpp"
 #include "matmul_tiled.hpp"
 #include "shipped_tuning.hpp"
 
 namespace fatcl {
 namespace detail {
+namespace {
+
+// One kernel argument, named for the error that a failed set reports.
+struct KernelArg {
+  std::size_t size;
+  const void* value;
+  const char* name;
+};
+// Sets `args` from index 0 and enqueues `kernel` over `global` (and
+// `local`, null: the driver's choice) after `wait`.
+cl::Event set_and_enqueue(const cl::CommandQueue& queue, cl_kernel kernel, const char* what,
+                          const std::vector<KernelArg>& args, const std::size_t* global,
+                          const std::size_t* local, const std::vector<cl_event>& wait) {
+  for (cl_uint i = 0; i < args.size(); ++i) {
+    check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
+             std::string("clSetKernelArg(") + what + args[i].name + ")");
+  }
+  cl_event done = nullptr;
+  check_cl(clEnqueueNDRangeKernel(queue(), kernel, 2, nullptr, global, local,
+                                  static_cast<cl_uint>(wait.size()),
+                                  wait.empty() ? nullptr : wait.data(), &done),
+           std::string("clEnqueueNDRangeKernel(") + what +
+               (local ? std::to_string(local[0]) + "x" + std::to_string(local[1]) + " work-groups"
+                      : std::string()) +
+               ")");
+  return cl::Event(done, false);
+}
+
+}  // namespace
 
 cl::Event launch_matmul(const cl::CommandQueue& queue, const cl::Kernel& kernel,
                         const LaunchGeometry& g, const cl::Buffer& a, const cl::Buffer& b,
                         const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k,
                         std::size_t lda, std::size_t ldb, std::size_t ldc, std::size_t k_offset,
-                        bool accumulate, const std::vector<cl_event>& wait) {
+                        bool accumulate, const std::vector<cl_event>& wait,
+                        const cl::Buffer* workspace) {
   const cl_int M = static_cast<cl_int>(m), N = static_cast<cl_int>(n), K = static_cast<cl_int>(k);
   const cl_int LDA = static_cast<cl_int>(lda), LDB = static_cast<cl_int>(ldb),
                LDC = static_cast<cl_int>(ldc), ACC = accumulate ? 1 : 0;
   const cl_long a_offset = static_cast<cl_long>(k_offset);
   const cl_long b_offset = static_cast<cl_long>(k_offset) * static_cast<cl_long>(ldb);
-  cl_kernel raw = kernel();
-  cl_mem mems[3] = {a(), b(), c()};
-  const struct {
-    std::size_t size;
-    const void* value;
-    const char* name;
-  } args[] = {{sizeof M, &M, "M"},
-              {sizeof N, &N, "N"},
-              {sizeof K, &K, "K"},
-              {sizeof(cl_mem), &mems[0], "A"},
-              {sizeof(cl_mem), &mems[1], "B"},
-              {sizeof(cl_mem), &mems[2], "C"},
-              {sizeof a_offset, &a_offset, "a_offset"},
-              {sizeof LDA, &LDA, "lda"},
-              {sizeof b_offset, &b_offset, "b_offset"},
-              {sizeof LDB, &LDB, "ldb"},
-              {sizeof LDC, &LDC, "ldc"},
-              {sizeof ACC, &ACC, "accumulate"}};
-  for (cl_uint i = 0; i < sizeof args / sizeof args[0]; ++i) {
-    check_cl(clSetKernelArg(raw, i, args[i].size, args[i].value),
-             std::string("clSetKernelArg(") + args[i].name + ")");
-  }
-  cl_event done = nullptr;
-  check_cl(clEnqueueNDRangeKernel(queue(), raw, 2, nullptr, g.global.data(), g.local.data(),
-                                  static_cast<cl_uint>(wait.size()),
-                                  wait.empty() ? nullptr : wait.data(), &done),
-           "clEnqueueNDRangeKernel(" + std::to_string(g.local[0]) + "x" +
-               std::to_string(g.local[1]) + " work-groups)");
-  return cl::Event(done, false);
+  cl_mem mems[4] = {a(), b(), c(), workspace ? (*workspace)() : nullptr};
+  std::vector<KernelArg> args{{sizeof M, &M, "M"},
+                              {sizeof N, &N, "N"},
+                              {sizeof K, &K, "K"},
+                              {sizeof(cl_mem), &mems[0], "A"},
+                              {sizeof(cl_mem), &mems[1], "B"},
+                              {sizeof(cl_mem), &mems[2], "C"},
+                              {sizeof a_offset, &a_offset, "a_offset"},
+                              {sizeof LDA, &LDA, "lda"},
+                              {sizeof b_offset, &b_offset, "b_offset"},
+                              {sizeof LDB, &LDB, "ldb"},
+                              {sizeof LDC, &LDC, "ldc"},
+                              {sizeof ACC, &ACC, "accumulate"}};
+  if (workspace) args.push_back({sizeof(cl_mem), &mems[3], "W"});
+  return set_and_enqueue(queue, kernel(), "", args, g.global.data(), g.local.data(), wait);
+}
+
+cl::Event launch_splitk_sum(const cl::CommandQueue& queue, const cl::Kernel& sum,
+                            const cl::Buffer& workspace, const cl::Buffer& c, std::size_t m,
+                            std::size_t n, std::size_t splits, std::size_t ldc, bool accumulate,
+                            const std::vector<cl_event>& wait) {
+  const cl_int M = static_cast<cl_int>(m), N = static_cast<cl_int>(n),
+               S = static_cast<cl_int>(splits), LDC = static_cast<cl_int>(ldc),
+               ACC = accumulate ? 1 : 0;
+  cl_mem mems[2] = {workspace(), c()};
+  const std::vector<KernelArg> args{{sizeof M, &M, "M"},
+                                    {sizeof N, &N, "N"},
+                                    {sizeof S, &S, "splits"},
+                                    {sizeof(cl_mem), &mems[0], "W"},
+                                    {sizeof(cl_mem), &mems[1], "C"},
+                                    {sizeof LDC, &LDC, "ldc"},
+                                    {sizeof ACC, &ACC, "accumulate"}};
+  const std::size_t global[2] = {n, m};
+  return set_and_enqueue(queue, sum(), "matmul_splitk_sum, ", args, global, nullptr, wait);
 }
 
 }  // namespace detail
@@ -126,6 +166,68 @@ Ranking blocked_ranking(const Manifest& manifest) {
   return r;
 }
 
+// A skinny family's ranking before any measurement: the points of the
+// device's kind (GPU-shaped: K spread over several work-items, `gpu_shaped`;
+// CPU-shaped: one wide vector per work-item) in manifest order. For a
+// problem, first by a model of the passes over the large operand: a variant
+// that takes `width` rows (few-rows, MS) or columns (few-columns, NS) a pass
+// reads it ceil(small / width) times, and each row or column of a pass costs
+// about a quarter of a read (cost = passes x (1 + width / 4)).
+Ranking skinny_ranking(const Manifest& manifest, std::function<bool(const Variant&)> gpu_shaped,
+                       const std::string& kinds, const char* width, std::size_t small_dim) {
+  std::map<std::string, std::size_t> order;
+  for (const Variant& v : manifest.variants) order.emplace(v.name, order.size());
+  Ranking r;
+  r.score = [order, gpu_shaped](const Variant& v, const DeviceCaps& caps) {
+    const auto it = order.find(v.name);
+    const double listed = it == order.end() ? 0 : double(it->second);
+    return (gpu_shaped(v) == caps.is_gpu() ? 1000.0 : 0.0) - listed;
+  };
+  r.rule = "the first point of this kind of device in the manifest (" + kinds + ")";
+  r.shape_score = [gpu_shaped, width, small_dim](const Variant& v, const DeviceCaps& caps,
+                                                 const std::vector<std::size_t>& problem) {
+    const double kind = gpu_shaped(v) == caps.is_gpu() ? 1000.0 : 0.0;
+    if (problem.size() != 3) return kind;
+    const double w = double(v.param(width));
+    const double passes = std::ceil(double(problem[small_dim]) / w);
+    // At equal cost, fewer passes.
+    return kind - passes * (1 + w / 4) - passes * 1e-3;
+  };
+  r.shape_rule =
+      std::string("this kind of device, then the fewest passes over the large operand (") + width +
+      " " + (small_dim == 0 ? "rows" : "columns") + " a pass; cost = passes x (1 + " + width +
+      " / 4))";
+  return r;
+}
+
+// The blocked family's model of a problem (FamilyDescription::efficiency):
+// the share of the launched work that is not a tile's padding (M, N to
+// whole MWG x NWG tiles, K to whole KWG slices); the cost of the guarded
+// path, which a tile takes at the edges of C and everywhere when a row of
+// B or C is not a whole number of VWN-vectors (nor one of A of VWM-vectors
+// where A is staged), at kGuardedShare of the fast path's rate (measured on
+// PoCL, 2 cores of a Zen 4: the 16-wide CPU point ran 155 GFLOP/s at 1024^3
+// and 34 at 1000^3); and how much of the device its work-groups fill (at
+// most one per compute unit counted: too few tiles leave units idle, as
+// 127 rows in 128-row tiles do on the H200).
+constexpr double kGuardedShare = 0.25;
+double blocked_efficiency(const Variant& v, const DeviceCaps& caps,
+                          const std::vector<std::size_t>& problem) {
+  if (problem.size() != 3) return 1;
+  const double m = double(problem[0]), n = double(problem[1]), k = double(problem[2]);
+  const double mwg = double(v.param("MWG")), nwg = double(v.param("NWG")),
+               kwg = double(v.param("KWG"));
+  const double tiles_m = std::ceil(m / mwg), tiles_n = std::ceil(n / nwg);
+  const double useful = (m * n * k) / (tiles_m * mwg * tiles_n * nwg * std::ceil(k / kwg) * kwg);
+  const long long vwm = v.param("VWM"), vwn = v.param("VWN");
+  const bool aligned = problem[1] % vwn == 0 && (v.param("SA") == 0 || problem[2] % vwm == 0);
+  const double inside =
+      aligned ? std::floor(m / mwg) * std::floor(n / nwg) / (tiles_m * tiles_n) : 0.0;
+  const double guarded = 1 / (inside + (1 - inside) / kGuardedShare);
+  const double units = std::max(1.0, double(caps.compute_units));
+  return useful * guarded * std::min(1.0, tiles_m * tiles_n / units);
+}
+
 // The tuning entries fatcl ships for the bundled families
 // (matmul/tuning/shipped.json), each family's own.
 std::vector<TuningEntry> shipped_entries(const std::string& family) {
@@ -144,9 +246,20 @@ Family make_family(MatmulKernel kernel, const EmbeddedFamily& embedded) {
   switch (kernel) {
     case MatmulKernel::Blocked:
       d.ranking = blocked_ranking(manifest);
+      d.efficiency = blocked_efficiency;
       break;
     case MatmulKernel::Tiled:
       d.ranking = Ranking::by_work_group_items();
+      break;
+    case MatmulKernel::FewRows:
+      d.ranking = skinny_ranking(
+          manifest, [](const Variant& v) { return v.param("WGK") > 1; },
+          "GPU: WGK > 1, K over several work-items; CPU: WGK = 1", "MS", 0);
+      break;
+    case MatmulKernel::FewCols:
+      d.ranking = skinny_ranking(
+          manifest, [](const Variant& v) { return v.param("WG") >= 32; },
+          "GPU: WG >= 32 work-items per row; CPU: fewer, more rows per work-group", "NS", 1);
       break;
     default:
       break;
@@ -171,14 +284,33 @@ const char* to_string(MatmulKernel kernel) {
       return "tiled";
     case MatmulKernel::Naive:
       return "naive";
+    case MatmulKernel::FewRows:
+      return "fewrows";
+    case MatmulKernel::FewCols:
+      return "fewcols";
   }
   return "?";
+}
+
+const std::vector<MatmulKernel>& matmul_kernels() {
+  static const std::vector<MatmulKernel> all{MatmulKernel::Blocked, MatmulKernel::Tiled,
+                                             MatmulKernel::Naive, MatmulKernel::FewRows,
+                                             MatmulKernel::FewCols};
+  return all;
+}
+
+MatmulKernel matmul_family_for(std::size_t m, std::size_t n, MatmulKernel general, bool gpu) {
+  if (m <= kMatmulSkinny && m <= n) return MatmulKernel::FewRows;
+  if (n <= (gpu ? kMatmulFewColsGpu : kMatmulSkinny)) return MatmulKernel::FewCols;
+  return general;
 }
 
 const Family& matmul_family(MatmulKernel kernel) {
   static const Family blocked = make_family(MatmulKernel::Blocked, kernels::matmul_blocked());
   static const Family tiled = make_family(MatmulKernel::Tiled, kernels::matmul_tiled());
   static const Family naive = make_family(MatmulKernel::Naive, kernels::matmul_naive());
+  static const Family fewrows = make_family(MatmulKernel::FewRows, kernels::matmul_fewrows());
+  static const Family fewcols = make_family(MatmulKernel::FewCols, kernels::matmul_fewcols());
   switch (kernel) {
     case MatmulKernel::Blocked:
       return blocked;
@@ -186,6 +318,10 @@ const Family& matmul_family(MatmulKernel kernel) {
       return tiled;
     case MatmulKernel::Naive:
       return naive;
+    case MatmulKernel::FewRows:
+      return fewrows;
+    case MatmulKernel::FewCols:
+      return fewcols;
     case MatmulKernel::Auto:
       break;
   }
@@ -193,17 +329,20 @@ const Family& matmul_family(MatmulKernel kernel) {
 }
 
 MatmulKernel matmul_kernel_of(const std::string& variant) {
-  for (MatmulKernel k : {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive}) {
+  for (MatmulKernel k : matmul_kernels()) {
     for (const Variant& v : matmul_family(k).manifest().variants) {
       if (v.name == variant) return k;
     }
   }
-  throw Error("no bundled matmul family (blocked, tiled, naive) has a variant \"" +
-              variant.substr(0, 100) + "\"");
+  throw Error(
+      "no bundled matmul family (blocked, tiled, naive, fewrows, fewcols) has a variant \"" +
+      variant.substr(0, 100) + "\"");
 }
 
 LaunchGeometry matmul_geometry(MatmulKernel family, const Variant& variant, std::size_t m,
-                               std::size_t n, std::array<std::size_t, 2> free_local) {
+                               std::size_t n, std::array<std::size_t, 2> free_local,
+                               std::size_t k_splits) {
+  if (k_splits == 0) throw Error("matmul_geometry: k_splits is 0 (1 or more)");
   LaunchGeometry g;
   if (family == MatmulKernel::Blocked) {
     // One NDIMC x MDIMC work-group per NWG x MWG tile of C.
@@ -213,6 +352,23 @@ LaunchGeometry matmul_geometry(MatmulKernel family, const Variant& variant, std:
     const std::size_t mdimc = static_cast<std::size_t>(variant.param("MDIMC"));
     g.local = {ndimc, mdimc};
     g.global = {(n + nwg - 1) / nwg * ndimc, (m + mwg - 1) / mwg * mdimc};
+    return g;
+  }
+  if (family == MatmulKernel::FewRows) {
+    // One WGN x WGK work-group per WGN * VW columns of C.
+    const std::size_t wgn = static_cast<std::size_t>(variant.param("WGN"));
+    const std::size_t wgk = static_cast<std::size_t>(variant.param("WGK"));
+    const std::size_t vw = static_cast<std::size_t>(variant.param("VW"));
+    g.local = {wgn, wgk};
+    g.global = {(n + wgn * vw - 1) / (wgn * vw) * wgn, wgk * k_splits};
+    return g;
+  }
+  if (family == MatmulKernel::FewCols) {
+    // One WG x RG work-group per RG rows of C.
+    const std::size_t wg = static_cast<std::size_t>(variant.param("WG"));
+    const std::size_t rg = static_cast<std::size_t>(variant.param("RG"));
+    g.local = {wg, rg};
+    g.global = {wg * k_splits, (m + rg - 1) / rg * rg};
     return g;
   }
   if (family == MatmulKernel::Auto) {
@@ -225,26 +381,48 @@ LaunchGeometry matmul_geometry(MatmulKernel family, const Variant& variant, std:
   return g;
 }
 
+namespace {
+
+// The trial product of a variant: two of its tiles and a ragged edge in
+// every direction. A blocked variant's tile is NWG x MWG (K slices of KWG);
+// a few-rows one covers MS rows and WGN * VW columns and reads K in steps of
+// 4 * WGK; a few-columns one covers RG rows and NS columns and reads K in
+// steps of WG * VW; the others' tile is their work-group.
+std::array<std::size_t, 3> trial_shape(MatmulKernel family, const Variant& v) {
+  auto p = [&v](const char* key) { return static_cast<std::size_t>(v.param(key)); };
+  switch (family) {
+    case MatmulKernel::Blocked: {
+      const std::size_t m = p("MWG"), n = p("NWG");
+      return {2 * m + 1, 2 * n + 1, 2 * std::max({m, n, p("KWG")}) + 3};
+    }
+    case MatmulKernel::FewRows:
+      return {2 * p("MS") + 1, 2 * p("WGN") * p("VW") + 1, 8 * p("WGK") + 3};
+    case MatmulKernel::FewCols:
+      return {2 * p("RG") + 1, 2 * p("NS") + 1, 2 * p("WG") * p("VW") + 3};
+    default: {
+      const LaunchGeometry unit = matmul_geometry(family, v, 1, 1, {1, 1});
+      const std::size_t m = unit.local[1], n = unit.local[0];
+      return {2 * m + 1, 2 * n + 1, 2 * std::max(m, n) + 3};
+    }
+  }
+}
+
+}  // namespace
+
 std::string matmul_trial_launch(MatmulKernel family, const cl::Context& context,
                                 const cl::Device& device, const cl::Kernel& kernel,
                                 const Variant& variant) {
-  // Two work-group tiles and a ragged edge in every direction: a blocked
-  // variant's tile is NWG x MWG (K slices of KWG), the others' their
-  // work-group.
   const LaunchGeometry unit = matmul_geometry(family, variant, 1, 1, {1, 1});
-  const bool blocked = family == MatmulKernel::Blocked;
-  const std::size_t tile_n = blocked ? std::size_t(variant.param("NWG")) : unit.local[0];
-  const std::size_t tile_m = blocked ? std::size_t(variant.param("MWG")) : unit.local[1];
-  const std::size_t kwg = blocked ? std::size_t(variant.param("KWG")) : 1;
-  const std::size_t m = 2 * tile_m + 1, n = 2 * tile_n + 1,
-                    k = 2 * std::max({tile_m, tile_n, kwg}) + 3;
+  const std::array<std::size_t, 3> shape = trial_shape(family, variant);
+  const std::size_t m = shape[0], n = shape[1], k = shape[2];
   try {
     const MatmulProblem p =
         make_matmul_problem(context, m, n, k, MatmulInputs::SmallIntegers, nullptr);
     const cl::CommandQueue queue = queue_for(context, device);
     const CheckedRun r = run_checked(queue, p, [&] {
+      const bool skinny = family == MatmulKernel::FewRows || family == MatmulKernel::FewCols;
       detail::launch_matmul(queue, kernel, matmul_geometry(family, variant, m, n, unit.local), p.a,
-                            p.b, p.c, m, n, k, k, n, n, 0, false, {});
+                            p.b, p.c, m, n, k, k, n, n, 0, false, {}, skinny ? &p.c : nullptr);
       return std::string();
     });
     if (!r.ran) return "the launch did not complete: " + r.failure;
@@ -252,6 +430,24 @@ std::string matmul_trial_launch(MatmulKernel family, const cl::Context& context,
   } catch (const Error& e) {
     return e.what();
   }
+}
+
+std::size_t matmul_k_splits(MatmulKernel family, const Variant& variant, std::size_t m,
+                            std::size_t n, std::size_t k, const DeviceCaps& caps) {
+  if (family != MatmulKernel::FewRows && family != MatmulKernel::FewCols) return 1;
+  const LaunchGeometry g = matmul_geometry(family, variant, m, n);
+  const std::size_t groups = (g.global[0] / g.local[0]) * (g.global[1] / g.local[1]);
+  // Enough work-groups to keep every compute unit busy: several per unit on
+  // a GPU (each hides the others' memory latency), a couple on a CPU.
+  const std::size_t units = std::max<cl_uint>(1, caps.compute_units);
+  const std::size_t wanted = (caps.is_gpu() ? 8 : 2) * units;
+  if (groups >= wanted) return 1;
+  // Each part at least 16 steps of the kernel's walk through K.
+  const std::size_t step = family == MatmulKernel::FewRows
+                               ? 4 * std::size_t(variant.param("WGK"))
+                               : std::size_t(variant.param("WG") * variant.param("VW"));
+  const std::size_t most = std::max<std::size_t>(1, k / (16 * step));
+  return std::min({(wanted + groups - 1) / groups, most, kMatmulMaxKSplits});
 }
 
 std::size_t matmul_k_per_launch(const DeviceCaps& caps) {

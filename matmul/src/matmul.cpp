@@ -8,6 +8,16 @@
 #include "fatcl/store.hpp"
 
 namespace fatcl {
+namespace {
+
+// "1x8192x8192"
+std::string shape_text(const std::vector<std::size_t>& problem) {
+  std::string out;
+  for (std::size_t s : problem) out += (out.empty() ? "" : "x") + std::to_string(s);
+  return out;
+}
+
+}  // namespace
 
 struct Matmul::Impl {
   LoadedKernel loaded;
@@ -18,13 +28,68 @@ struct Matmul::Impl {
   cl::Device device;
   MatmulOptions options;
   DeviceCaps caps;
-  // Kernels chosen per size class (copies of `loaded` where it is the one).
-  std::map<std::string, std::unique_ptr<LoadedKernel>> by_class;
+  // Kernels chosen per family, size class and alignment (copies of
+  // `loaded` where it is the one), with their family.
+  struct Chosen {
+    LoadedKernel loaded;
+    MatmulKernel kernel;
+    cl::Kernel sum;  // a skinny family's second pass, made on first use
+
+    const cl::Kernel& sum_kernel() {
+      if (!sum()) {
+        cl_int err = CL_SUCCESS;
+        cl_kernel k = clCreateKernel(loaded.program(), "matmul_splitk_sum", &err);
+        check_cl(err, "clCreateKernel(matmul_splitk_sum) from " + loaded.variant.name);
+        sum = cl::Kernel(k, false);
+      }
+      return sum;
+    }
+  };
+  std::map<std::string, std::unique_ptr<Chosen>> by_class;
+
+  // The skinny families' partial products, kept between enqueues, and the
+  // last launch that reads it.
+  cl::Buffer workspace;
+  std::size_t workspace_floats = 0;
+  cl::Event workspace_free;
+  const cl::Buffer& workspace_for(std::size_t floats) {
+    if (floats > workspace_floats) {
+      cl_int err = CL_SUCCESS;
+      cl_mem w =
+          clCreateBuffer(context(), CL_MEM_READ_WRITE, floats * sizeof(float), nullptr, &err);
+      check_cl(err, "clCreateBuffer(the split-K workspace, " +
+                        std::to_string(floats * sizeof(float)) + " B)");
+      workspace = cl::Buffer(w, false);
+      workspace_floats = floats;
+    }
+    return workspace;
+  }
+
+  Chosen& chosen_for(std::size_t m, std::size_t n, std::size_t k);
+  // What load() gets for one shape: the options' tier, store, cache and
+  // self-check.
+  LoadOptions load_options(const std::vector<std::size_t>& problem, bool use_tuning) const {
+    LoadOptions o;
+    o.tier = options.tier;
+    o.store = options.store;
+    o.cache = options.cache;
+    o.use_tuning = use_tuning;
+    o.self_check = options.self_check;
+    o.problem = problem;
+    return o;
+  }
+  std::unique_ptr<Chosen> skinny_for(MatmulKernel family, const std::vector<std::size_t>& problem,
+                                     std::string* failure);
+  std::unique_ptr<Chosen> tuned_for(const std::vector<std::size_t>& problem);
 };
 
 Matmul::Matmul(const cl::Context& context, const cl::Device& device, const MatmulOptions& options)
     : impl_(std::make_unique<Impl>()) {
   check_context_and_device(context, device, "Matmul");
+  if (options.k_splits > kMatmulMaxKSplits) {
+    throw Error("MatmulOptions: k_splits = " + std::to_string(options.k_splits) +
+                " is above kMatmulMaxKSplits (" + std::to_string(kMatmulMaxKSplits) + ")");
+  }
   impl_->context = context;
   impl_->device = device;
   impl_->options = options;
@@ -90,47 +155,112 @@ Matmul& Matmul::operator=(Matmul&&) noexcept = default;
 const LoadedKernel& Matmul::loaded() const { return impl_->loaded; }
 
 const LoadedKernel& Matmul::loaded_for(std::size_t m, std::size_t n, std::size_t k) const {
-  Impl& d = *impl_;
-  if (!d.options.variant.empty() || !d.options.use_tuning || m == 0 || n == 0 || k == 0) {
-    return d.loaded;
+  return impl_->chosen_for(m, n, k).loaded;
+}
+
+Matmul::Impl::Chosen& Matmul::Impl::chosen_for(std::size_t m, std::size_t n, std::size_t k) {
+  if (m == 0 || n == 0 || k == 0) {
+    // No shape to choose for: the kernel chosen at construction.
+    auto it = by_class.find("");
+    if (it == by_class.end()) {
+      it = by_class.emplace("", std::make_unique<Chosen>(Chosen{loaded, kernel})).first;
+    }
+    return *it->second;
   }
+  const MatmulKernel family = options.kernel == MatmulKernel::Auto && options.variant.empty()
+                                  ? matmul_family_for(m, n, kernel, caps.is_gpu())
+                                  : kernel;
   const std::vector<std::size_t> problem{m, n, k};
-  const std::string cls = size_class(problem);
-  auto it = d.by_class.find(cls);
-  if (it == d.by_class.end()) {
-    std::unique_ptr<LoadedKernel> chosen;
-    const Family& family = matmul_family(d.kernel);
-    const TuningMatch match = d.options.store->find_tuning(d.caps, family.manifest(), problem,
-                                                           family.description().shipped_tuning);
-    if (match.entry && match.entry->ranking.front().variant != d.loaded.variant.name) {
-      LoadOptions o;
-      o.tier = d.options.tier;
-      o.store = d.options.store;
-      o.cache = d.options.cache;
-      o.self_check = d.options.self_check;
-      o.problem = problem;
+  // One choice per family, size class and alignment: the model tells 1000
+  // from 1024 by whether rows are whole vectors (blocked_efficiency).
+  auto two_power = [](std::size_t x) {
+    std::size_t p = 1;
+    while (p < 16 && x % (2 * p) == 0) p *= 2;
+    return std::to_string(p);
+  };
+  const std::string key = std::string(to_string(family)) + " " + size_class(problem) + " /" +
+                          two_power(m) + "/" + two_power(n) + "/" + two_power(k);
+  auto it = by_class.find(key);
+  if (it != by_class.end()) return *it->second;
+  std::unique_ptr<Chosen> chosen;
+  std::string skinny_failure;
+  if (family != kernel) chosen = skinny_for(family, problem, &skinny_failure);
+  if (!chosen) {
+    chosen = tuned_for(problem);
+    chosen->loaded.explanation.family = skinny_failure;
+  }
+  return *by_class.emplace(key, std::move(chosen)).first->second;
+}
+
+// The skinny family that serves this shape, by its tuning entries for it
+// (with use_tuning) or its ranking; null if it loads nothing (the kernel
+// chosen at construction runs the shape, its explanation says why).
+std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::skinny_for(
+    MatmulKernel family, const std::vector<std::size_t>& problem, std::string* failure) {
+  const std::string shape = shape_text(problem);
+  const std::string why =
+      family == MatmulKernel::FewRows
+          ? "M = " + std::to_string(problem[0]) + " <= " + std::to_string(kMatmulSkinny) +
+                " and M <= N: the few-rows family serves " + shape
+          : "N = " + std::to_string(problem[1]) +
+                " <= " + std::to_string(caps.is_gpu() ? kMatmulFewColsGpu : kMatmulSkinny) +
+                (caps.is_gpu() ? " (on a GPU)" : "") + ": the few-columns family serves " + shape;
+  try {
+    auto chosen = std::make_unique<Chosen>(Chosen{
+        load(context, device, matmul_family(family), load_options(problem, options.use_tuning)),
+        family});
+    chosen->loaded.explanation.family = why;
+    return chosen;
+  } catch (const Error& e) {
+    const std::string first = e.what();
+    *failure = why + ", but it loads nothing (" + first.substr(0, first.find('\n')) + ")";
+    return nullptr;
+  }
+}
+
+// The kernel of the construction's family for this shape: where the store
+// has a tuning entry nearer to it whose fastest variant differs, that
+// variant (built now, its explanation naming the entry), else the kernel
+// chosen at construction, explained for this shape.
+std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::tuned_for(
+    const std::vector<std::size_t>& problem) {
+  const Family& family = matmul_family(kernel);
+  std::unique_ptr<Chosen> chosen;
+  TuningMatch match;
+  if (options.variant.empty() && options.use_tuning) {
+    match = options.store->find_tuning(caps, family.manifest(), problem,
+                                       family.description().shipped_tuning,
+                                       family.description().efficiency != nullptr);
+    // The entry's order for this shape (the family's model carries it).
+    std::optional<TuningEntry> carried;
+    if (match.entry) carried = carry_tuning(*match.entry, family, caps, problem, nullptr);
+    if (carried && carried->ranking.front().variant != loaded.variant.name) {
       try {
-        chosen = std::make_unique<LoadedKernel>(load(d.context, d.device, family, o));
+        chosen = std::make_unique<Chosen>(
+            Chosen{load(context, device, family, load_options(problem, true)), kernel});
       } catch (const Error&) {
         chosen.reset();  // the constructor's choice still runs every shape
       }
     }
-    if (!chosen || chosen->variant.name == d.loaded.variant.name) {
-      // The constructor's kernel, explained for this shape.
-      chosen = std::make_unique<LoadedKernel>(d.loaded);
-      // The entry decided where it ranks this kernel first.
-      chosen->tuning_entry.reset();
-      if (match.entry && match.entry->ranking.front().variant == d.loaded.variant.name) {
-        chosen->tuning_entry = *match.entry;
-      }
-      chosen->explanation.tuning = match.to_string() + "\nfor " + std::to_string(m) + "x" +
-                                   std::to_string(n) + "x" + std::to_string(k) +
-                                   " the kernel chosen at construction runs";
-    }
-    it = d.by_class.emplace(cls, std::move(chosen)).first;
   }
-  return *it->second;
+  if (!chosen || chosen->loaded.variant.name == loaded.variant.name) {
+    chosen = std::make_unique<Chosen>(Chosen{loaded, kernel});
+    LoadedKernel& l = chosen->loaded;
+    // The entry decided where it ranks this kernel first (for this shape).
+    l.tuning_entry.reset();
+    if (match.entry &&
+        carry_tuning(*match.entry, family, caps, problem, nullptr).ranking.front().variant ==
+            loaded.variant.name) {
+      l.tuning_entry = *match.entry;
+    }
+    if (options.variant.empty() && options.use_tuning) {
+      l.explanation.tuning = match.to_string() + "\nfor " + shape_text(problem) +
+                             " the kernel chosen at construction runs";
+    }
+  }
+  return chosen;
 }
+
 MatmulKernel Matmul::kernel() const { return impl_->kernel; }
 std::array<std::size_t, 2> Matmul::local_size() const {
   return matmul_geometry(impl_->kernel, impl_->loaded.variant, 1, 1, impl_->free_local).local;
@@ -217,16 +347,36 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
   check_buffer(b, "B", false, k * n, impl_->context, product);
   check_buffer(c, "C", true, m * n, impl_->context, product);
 
-  const LoadedKernel& chosen = loaded_for(m, n, k);
-  const LaunchGeometry g = matmul_geometry(impl_->kernel, chosen.variant, m, n, impl_->free_local);
+  Impl& d = *impl_;
+  Impl::Chosen& chosen = d.chosen_for(m, n, k);
   std::vector<cl_event> events;
   for (const cl::Event& e : wait) events.push_back(e());
   cl::Event last;
-  const std::size_t step = impl_->k_per_launch;
+  const std::size_t step = d.k_per_launch;
   for (std::size_t k0 = 0; k0 < k; k0 += step) {
     const std::size_t kc = std::min(step, k - k0);
-    last = detail::launch_matmul(queue, chosen.kernel, g, a, b, c, m, n, kc, k, n, n, k0, k0 > 0,
-                                 events);
+    const bool accumulate = k0 > 0;
+    const Variant& v = chosen.loaded.variant;
+    const std::size_t splits = d.options.k_splits
+                                   ? std::min(d.options.k_splits, kc)
+                                   : matmul_k_splits(chosen.kernel, v, m, n, kc, d.caps);
+    const LaunchGeometry g = matmul_geometry(chosen.kernel, v, m, n, d.free_local, splits);
+    const bool skinny =
+        chosen.kernel == MatmulKernel::FewRows || chosen.kernel == MatmulKernel::FewCols;
+    if (splits == 1) {
+      last = detail::launch_matmul(queue, chosen.loaded.kernel, g, a, b, c, m, n, kc, k, n, n, k0,
+                                   accumulate, events, skinny ? &c : nullptr);
+    } else {
+      // The partial products go to the workspace, which the previous
+      // split product (maybe on another queue) must have finished reading.
+      const cl::Buffer& w = d.workspace_for(splits * m * n);
+      if (d.workspace_free()) events.push_back(d.workspace_free());
+      const cl::Event parts = detail::launch_matmul(queue, chosen.loaded.kernel, g, a, b, c, m, n,
+                                                    kc, k, n, n, k0, false, events, &w);
+      last = detail::launch_splitk_sum(queue, chosen.sum_kernel(), w, c, m, n, splits, n,
+                                       accumulate, {parts()});
+      d.workspace_free = last;
+    }
     events = {last()};
   }
   return last;
@@ -236,7 +386,7 @@ MatmulWarmth warm_matmul_programs(const cl::Context& context, const cl::Device& 
                                   const std::shared_ptr<ProgramCache>& cache) {
   const DeviceCaps caps = DeviceCaps::query(device);
   MatmulWarmth w;
-  for (MatmulKernel k : {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive}) {
+  for (MatmulKernel k : matmul_kernels()) {
     const Family& family = matmul_family(k);
     for (const Candidate& c : plan(family.manifest(), caps).chain) {
       LoadOptions lo;

@@ -546,6 +546,14 @@ TEST(BadCall, VariantOfAnotherFamily) {
       "variant matmul_tiled_TILE8 is of the tiled family, the options ask for the naive one");
 }
 
+TEST(BadCall, TooManyKSplits) {
+  REQUIRE_DEVICE();
+  MatmulOptions o;
+  o.k_splits = kMatmulMaxKSplits + 1;
+  expect_message("call", error_of([&] { Matmul m(device().context, device().device, o); }),
+                 "MatmulOptions: k_splits = 65 is above kMatmulMaxKSplits (64)");
+}
+
 TEST(BadCall, UnknownTier) {
   expect_message("call", error_of([] { parse_tier("cubin"); }),
                  "unknown tier \"cubin\" (expected spirv, ptx or source)");
@@ -635,10 +643,14 @@ const std::vector<CommandLineCase>& command_line_cases() {
       {"bench_bad_tier", "bench --sizes 8 --tier cubin --no-clblast", "cubin"},
       {"tune_bad_budget", "tune --budget soon", "budget \"soon\""},
       {"tune_reps_low", "tune --reps 2", "--reps"},
-      {"tune_merge_missing_file", "tune --database /tmp/fatcl-bad-input-store.json --merge "
-       "/no/such/export.json", "--merge: cannot read /no/such/export.json"},
-      {"tune_merge_not_a_store", "tune --database /tmp/fatcl-bad-input-store.json --merge "
-       "/etc/hostname", "store /etc/hostname is not JSON"},
+      {"tune_merge_missing_file",
+       "tune --database /tmp/fatcl-bad-input-store.json --merge "
+       "/no/such/export.json",
+       "--merge: cannot read /no/such/export.json"},
+      {"tune_merge_not_a_store",
+       "tune --database /tmp/fatcl-bad-input-store.json --merge "
+       "/etc/hostname",
+       "store /etc/hostname is not JSON"},
       {"tune_export_into_a_folder", "tune --database /tmp/fatcl-bad-input-store.json --export /tmp",
        "the export file /tmp is left as found: it is a folder"},
       {"demo_bad_tier", "demo --tier cubin --size 8", "unknown tier \"cubin\""},

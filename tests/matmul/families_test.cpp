@@ -106,5 +106,112 @@ TEST(MatmulFamilies, GeometryFollowsTheFamily) {
   EXPECT_THROW(matmul_geometry(MatmulKernel::Auto, t16, 1, 1), Error);
 }
 
+// Which family runs a shape: few rows up to 16, few columns up to 16 on a
+// CPU and 4 on a GPU, the general family elsewhere.
+TEST(MatmulFamilies, SkinnyShapesGoToTheSkinnyFamilies) {
+  const MatmulKernel b = MatmulKernel::Blocked;
+  EXPECT_EQ(matmul_family_for(1, 8192, b, true), MatmulKernel::FewRows);
+  EXPECT_EQ(matmul_family_for(16, 16, b, false), MatmulKernel::FewRows);
+  EXPECT_EQ(matmul_family_for(17, 8192, b, true), b);
+  EXPECT_EQ(matmul_family_for(8192, 16, b, false), MatmulKernel::FewCols);
+  EXPECT_EQ(matmul_family_for(8192, 16, b, true), b);
+  EXPECT_EQ(matmul_family_for(8192, 4, b, true), MatmulKernel::FewCols);
+  EXPECT_EQ(matmul_family_for(8192, 4, MatmulKernel::Tiled, true), MatmulKernel::FewCols);
+  EXPECT_EQ(matmul_family_for(300, 300, MatmulKernel::Tiled, true), MatmulKernel::Tiled);
+}
+
+// The skinny families' geometry and K splits: enough work-groups for the
+// device, each part at least 16 steps of the walk through K, none on a CPU
+// the shape already fills.
+TEST(MatmulFamilies, SkinnyGeometryAndKSplits) {
+  const Variant& rows =
+      matmul_family(MatmulKernel::FewRows).manifest().variant("matmul_fewrows_WGN32_WGK8_VW4_MS4");
+  const LaunchGeometry g = matmul_geometry(MatmulKernel::FewRows, rows, 1, 1000, {16, 16}, 3);
+  EXPECT_EQ(g.local, (std::array<std::size_t, 2>{32, 8}));
+  EXPECT_EQ(g.global, (std::array<std::size_t, 2>{8 * 32, 3 * 8}));
+  const Variant& cols =
+      matmul_family(MatmulKernel::FewCols).manifest().variant("matmul_fewcols_WG32_RG8_VW1_NS4");
+  const LaunchGeometry c = matmul_geometry(MatmulKernel::FewCols, cols, 100, 3, {16, 16}, 5);
+  EXPECT_EQ(c.local, (std::array<std::size_t, 2>{32, 8}));
+  EXPECT_EQ(c.global, (std::array<std::size_t, 2>{5 * 32, 104}));
+  EXPECT_THROW(matmul_geometry(MatmulKernel::FewRows, rows, 1, 1, {16, 16}, 0), Error);
+
+  DeviceCaps gpu = device(48, 1024, 3, 0, "");
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  gpu.compute_units = 132;
+  // 64 work-groups across N = 8192; 8 x 132 wanted; at most 8192 / (16 x 4 x 8) parts.
+  EXPECT_EQ(matmul_k_splits(MatmulKernel::FewRows, rows, 1, 8192, 8192, gpu), 16u);
+  EXPECT_EQ(matmul_k_splits(MatmulKernel::FewRows, rows, 1, 8192, 100, gpu), 1u);
+  DeviceCaps cpu = gpu;
+  cpu.device_type = CL_DEVICE_TYPE_CPU;
+  cpu.compute_units = 2;
+  EXPECT_EQ(matmul_k_splits(MatmulKernel::FewRows, rows, 1, 8192, 8192, cpu), 1u);
+  const Variant& blocked = matmul_family(MatmulKernel::Blocked).manifest().variants.front();
+  EXPECT_EQ(matmul_k_splits(MatmulKernel::Blocked, blocked, 1, 8192, 8192, gpu), 1u);
+}
+
+// Before any measurement a skinny family ranks by its model of the passes
+// over the large operand: one column, the NS = 1 point of the device's kind;
+// four columns, an NS = 4 one; sixteen on a CPU, the NS = 16 one.
+TEST(MatmulFamilies, SkinnyModelPicksTheWidthThatFitsTheShape) {
+  const Family& f = matmul_family(MatmulKernel::FewCols);
+  const Ranking& r = f.description().ranking;
+  ASSERT_TRUE(r.shape_score);
+  auto best = [&](const DeviceCaps& caps, std::size_t n) {
+    const Variant* top = nullptr;
+    double score = 0;
+    for (const Variant& v : f.manifest().variants) {
+      const double s = r.shape_score(v, caps, {4096, n, 4096}) * 1e5 + r.score(v, caps);
+      if (!top || s > score) top = &v, score = s;
+    }
+    return top->name;
+  };
+  DeviceCaps gpu = device(48, 1024, 3, 0, "");
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  DeviceCaps cpu = gpu;
+  cpu.device_type = CL_DEVICE_TYPE_CPU;
+  EXPECT_EQ(best(gpu, 1), "matmul_fewcols_WG128_RG1_VW4_NS1");
+  EXPECT_EQ(best(gpu, 4), "matmul_fewcols_WG32_RG8_VW1_NS4");
+  EXPECT_EQ(best(cpu, 1), "matmul_fewcols_WG1_RG16_VW16_NS1");
+  EXPECT_EQ(best(cpu, 3), "matmul_fewcols_WG1_RG16_VW16_NS4");
+  EXPECT_EQ(best(cpu, 16), "matmul_fewcols_WG1_RG64_VW8_NS16");
+  EXPECT_NE(r.shape_rule.find("fewest passes"), std::string::npos);
+}
+
+// A tuning entry carried to another shape by the blocked family's model:
+// 127 rows in 128-row tiles give 64 work-groups for 132 compute units, so a
+// 64 x 64 tile measured 16 % slower at 4096^3 leads at 127x8191x4099 (where
+// both take the guarded path: 8191 columns are no whole number of
+// 4-vectors); at the entry's own sizes the measured order stands.
+TEST(MatmulFamilies, BlockedModelCarriesAnEntryToAnotherShape) {
+  const Family& blocked = matmul_family(MatmulKernel::Blocked);
+  const Manifest& m = blocked.manifest();
+  const char* big =
+      "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0";
+  const char* small =
+      "matmul_blocked_MWG64_NWG64_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0";
+  TuningEntry e;
+  e.family = m.family;
+  e.problem = {4096, 4096, 4096};
+  for (const auto& [name, gflops] : {std::pair{big, 41700.0}, std::pair{small, 35000.0}}) {
+    e.ranking.push_back({name, tier_sha256(m, m.variant(name), Tier::Ptx), Tier::Ptx, gflops});
+  }
+  DeviceCaps gpu = device(48, 1024, 3, 0, "");
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  gpu.compute_units = 132;
+  std::string why;
+  const TuningEntry carried = carry_tuning(e, blocked, gpu, {127, 8191, 4099}, &why);
+  ASSERT_EQ(carried.ranking.size(), 2u);
+  EXPECT_EQ(carried.ranking.front().variant, small) << why;
+  EXPECT_EQ(carried.ranking.front().gflops, 35000.0);  // the measured rate, not the prediction
+  EXPECT_NE(why.find("carries the entry to 127x8191x4099"), std::string::npos) << why;
+  EXPECT_NE(why.find(std::string(big) + " [ptx] 41700 x 0.12 / 1.00 = 4999"), std::string::npos)
+      << why;
+  EXPECT_EQ(carry_tuning(e, blocked, gpu, {4096, 4096, 4096}, &why).ranking.front().variant, big);
+  EXPECT_EQ(why, "");
+  // At 8192^3 both fill the device without padding: the measured order.
+  EXPECT_EQ(carry_tuning(e, blocked, gpu, {8192, 8192, 8192}, &why).ranking.front().variant, big);
+}
+
 }  // namespace
 }  // namespace fatcl

@@ -68,7 +68,8 @@ VerbRun add_tune(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "tune",
-      "measure the blocked SGEMM variants that fit one device within a time budget, each result "
+      "measure the SGEMM variants that fit one device (the blocked family, or for a skinny size "
+      "the few-rows or few-columns one) within a time budget, each result "
       "checked, and record their ranking in the store the loader uses; progress on "
       "stderr, Ctrl-C keeps what was measured (twice: stop now)");
   cmd->add_option("--platform", o->platform, "substring of the platform name");

@@ -36,10 +36,17 @@ void check_problem_fits(const DeviceCaps& caps, std::size_t m, std::size_t n, st
 // shapes of each class.
 std::vector<BenchShape> default_shapes(const DeviceCaps& caps);
 
-// Median over `reps` runs of `run` (at least one), by the host clock around a
-// finished queue. Not device timestamps: CLBlast's GEMM may run several
-// kernels and hands back only its last one's event, and rusticl 22.3's
-// timestamps read zero; one clock for every kernel keeps the ratios honest.
+// Median over `reps` timings of `run` (at least one), by the host clock
+// around a finished queue. Not device timestamps: CLBlast's GEMM may run
+// several kernels and hands back only its last one's event, and rusticl
+// 22.3's timestamps read zero; one clock for every kernel keeps the ratios
+// honest. The first timing is of one run; where that took under kBatchMs,
+// each later one is of a batch of back-to-back runs lasting about that long
+// (at most kMaxBatch), divided by their number: a finished queue's round
+// trip (tens of microseconds on NVIDIA's driver) would otherwise count
+// against a kernel of a hundred.
+constexpr double kBatchMs = 2.0;
+constexpr int kMaxBatch = 64;
 double median_ms(const cl::CommandQueue& queue, const std::function<void()>& run, int reps);
 // The same for several runs taken in turn (run 0, run 1, ..., run 0, ...), so
 // that a machine that slows down or speeds up mid-way affects each alike:

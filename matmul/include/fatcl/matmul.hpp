@@ -17,12 +17,33 @@
 namespace fatcl {
 
 enum class MatmulKernel {
-  Auto,     // blocked, else tiled, else naive: the first family with a variant that loads
+  Auto,     // blocked, else tiled, else naive: the first family with a variant that loads;
+            // few-rows or few-columns for the shapes they serve (matmul_serves)
   Blocked,  // register-blocked: CPU- and GPU-shaped points of one parameter space
   Tiled,    // the local-memory tiled kernel, variants over TILE
   Naive,    // the global-memory baseline
+  FewRows,  // M up to kMatmulSkinny: bound by reading B, each element read once
+  FewCols,  // N up to kMatmulSkinny: bound by reading A, each element read once
 };
-const char* to_string(MatmulKernel kernel);  // "auto", "blocked", "tiled", "naive"
+// "auto", "blocked", "tiled", "naive", "fewrows", "fewcols"
+const char* to_string(MatmulKernel kernel);
+// Every bundled family, in the order Auto tries them for a shape that is
+// not skinny (the skinny ones last).
+const std::vector<MatmulKernel>& matmul_kernels();
+
+// The skinny families serve products with at most this many rows
+// (few-rows) or columns (few-columns) of C, the latter on a GPU only up to
+// kMatmulFewColsGpu (measured on the H200: at N = 8 and 16 the tiled kernel
+// ran 1.2x and 9x faster than the best few-columns point; at N = 4 the
+// few-columns one 3.2x faster than tiled). Every family computes any shape right.
+constexpr std::size_t kMatmulSkinny = 16;
+constexpr std::size_t kMatmulFewColsGpu = 4;
+// The family Auto runs an M x N x K product with on a device (`gpu`:
+// DeviceCaps::is_gpu()), given the one chosen at construction (`general`,
+// for shapes that are not skinny): few-rows where M <= kMatmulSkinny and
+// M <= N, else few-columns where N is at most kMatmulSkinny (a GPU:
+// kMatmulFewColsGpu), else `general`.
+MatmulKernel matmul_family_for(std::size_t m, std::size_t n, MatmulKernel general, bool gpu);
 
 struct MatmulOptions {
   MatmulKernel kernel = MatmulKernel::Auto;
@@ -38,6 +59,9 @@ struct MatmulOptions {
   // Check each loaded variant on a small problem against a CPU reference
   // first (LoadOptions::self_check; also FATCL_SELF_CHECK=1).
   bool self_check = false;
+  // The skinny families: split K into this many parts (1 to
+  // kMatmulMaxKSplits, at most K); 0: matmul_k_splits decides.
+  std::size_t k_splits = 0;
 };
 
 // The bundled families (manifest, source and SPIR-V embedded in fatcl::matmul),
@@ -54,12 +78,27 @@ struct LaunchGeometry {
   std::array<std::size_t, 2> local;
 };
 // The family says how: a blocked variant runs one NDIMC x MDIMC work-group
-// per NWG x MWG tile of C, the others one work-item per element of C.
+// per NWG x MWG tile of C, a few-rows one a WGN x WGK work-group per WGN * VW
+// columns, a few-columns one a WG x RG work-group per RG rows, the others one
+// work-item per element of C.
 // `free_local` is the work-group for a variant without a required one
 // (naive). Throws fatcl::Error for Auto or a blocked variant without its
 // parameters.
+// `k_splits`: a skinny family's K split over that many work-groups (its
+// dimension 1 for few-rows, 0 for few-columns); 1 for the others.
 LaunchGeometry matmul_geometry(MatmulKernel family, const Variant& variant, std::size_t m,
-                               std::size_t n, std::array<std::size_t, 2> free_local = {16, 16});
+                               std::size_t n, std::array<std::size_t, 2> free_local = {16, 16},
+                               std::size_t k_splits = 1);
+
+// How many parts a skinny family's variant splits K of an M x N x K product
+// into on this device (each part's partial product goes to a workspace, and
+// a second pass adds them in order): enough work-groups for every compute
+// unit (8 per unit on a GPU, 2 on a CPU), each part at least 16 steps of the
+// kernel's walk through K, at most kMatmulMaxKSplits. 1 for the other
+// families and where M x N alone fills the device.
+constexpr std::size_t kMatmulMaxKSplits = 64;
+std::size_t matmul_k_splits(MatmulKernel family, const Variant& variant, std::size_t m,
+                            std::size_t n, std::size_t k, const DeviceCaps& caps);
 
 // At most this much of K per launch: longer products are split into launches
 // that accumulate into C, so that no work-item runs 65,536 loop iterations
@@ -95,10 +134,13 @@ class Matmul {
   // The kernel chosen at construction: by the tuning entry of the largest
   // problem tuned on this device, else by the family's ranking.
   const LoadedKernel& loaded() const;
-  // The kernel for an M x N x K product: where the store has a tuning entry
-  // nearer to this shape whose fastest variant differs, that variant (built
-  // on first use, its explanation naming the entry), else loaded(). Throws
-  // fatcl::Error like enqueue for a size of 0.
+  // The kernel for an M x N x K product: a skinny family's for a skinny
+  // shape (matmul_family_for); else, where the store has a tuning entry
+  // nearer to this shape whose fastest variant here differs (the entry
+  // carried by the family's model, carry_tuning), that variant (built on
+  // first use, its explanation naming the entry), else loaded(). Chosen once
+  // per family, size class and power-of-two alignment of M, N and K (up to
+  // 16). For a size of 0, loaded().
   const LoadedKernel& loaded_for(std::size_t m, std::size_t n, std::size_t k) const;
   const Explanation& explanation() const { return loaded().explanation; }
   // The family the loaded variant belongs to.

@@ -50,7 +50,8 @@ struct TuneMeasurement {
 
 struct TuneShapeResult {
   BenchShape shape;
-  std::size_t candidates = 0;             // (variant, tier) builds the device takes
+  std::string family;          // the family tuned for it: the blocked one, or a skinny one
+  std::size_t candidates = 0;  // (variant, tier) builds the device takes
   std::vector<TuneMeasurement> measured;  // in the order measured
   bool exhaustive = false;                // every candidate measured
   std::optional<TuningEntry> entry;       // the checked results ranked, if any ran
