@@ -57,9 +57,7 @@ Ranking shaped_ranking(const Ranking& family, const std::vector<std::size_t>& pr
     const double tie = family.score ? std::clamp(family.score(v, caps), -1e4, 1e4) : 0.0;
     return family.shape_score(v, caps, problem) * 1e5 + tie;
   };
-  std::string shape;
-  for (std::size_t s : problem) shape += (shape.empty() ? "" : "x") + std::to_string(s);
-  r.rule = family.shape_rule + " for " + shape + ", then " + family.rule;
+  r.rule = family.shape_rule + " for " + problem_text(problem) + ", then " + family.rule;
   return r;
 }
 
@@ -519,9 +517,7 @@ TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const D
   out.ranking.clear();
   for (const Carried& c : carried) out.ranking.push_back(*c.measured);
   if (why && !carried.empty() && out.ranking.front().variant != entry.ranking.front().variant) {
-    std::string shape;
-    for (std::size_t s : problem) shape += (shape.empty() ? "" : "x") + std::to_string(s);
-    *why = "the family's model carries the entry to " + shape +
+    *why = "the family's model carries the entry to " + problem_text(problem) +
            " (measured GFLOP/s x efficiency here / efficiency there):";
     for (std::size_t i = 0; i < carried.size() && i < 3; ++i) {
       const Carried& c = carried[i];

@@ -30,12 +30,6 @@ namespace fs = std::filesystem;
 constexpr const char* kFormat = "fatcl-store";
 constexpr int kFormatVersion = 1;
 
-std::string problem_text(const std::vector<std::size_t>& problem) {
-  std::string out;
-  for (std::size_t s : problem) out += (out.empty() ? "" : "x") + std::to_string(s);
-  return out.empty() ? "(no size)" : out;
-}
-
 bool device_matches(const std::string& pattern, const std::string& name) {
   if (pattern.find('*') == std::string::npos) return pattern == name;
   return fnmatch(pattern.c_str(), name.c_str(), 0) == 0;
@@ -202,6 +196,12 @@ std::string size_class(const std::vector<std::size_t>& problem) {
     out += (out.empty() ? "" : "x") + std::string("2^") + std::to_string(e);
   }
   return out;
+}
+
+std::string problem_text(const std::vector<std::size_t>& problem) {
+  std::string out;
+  for (std::size_t s : problem) out += (out.empty() ? "" : "x") + std::to_string(s);
+  return out.empty() ? "(no size)" : out;
 }
 
 std::string TuningEntry::size_class() const { return fatcl::size_class(problem); }

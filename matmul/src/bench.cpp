@@ -369,18 +369,17 @@ void time_by_its_check(const cl::CommandQueue& queue, const MatmulProblem& p,
 // the large operand once per few rows or columns: minutes a run at 2048);
 // the others at every shape.
 bool bench_runs(MatmulKernel kernel, const BenchShape& s, const DeviceCaps& caps) {
-  if (kernel != MatmulKernel::FewRows && kernel != MatmulKernel::FewCols) return true;
+  if (!matmul_is_skinny(kernel)) return true;
   return matmul_family_for(s.m, s.n, MatmulKernel::Blocked, caps.is_gpu()) == kernel;
 }
 
 // Builds (on first use) and runs the entries at one size: the others timed
 // in turn (round-robin: a machine that speeds up or slows down mid-way
 // affects each alike), each slow one checked and timed once after them.
-void run_entries(const cl::Context& context, const cl::Device& device,
+void run_entries(const cl::Context& context, const cl::Device& device, const DeviceCaps& caps,
                  const cl::CommandQueue& queue, const MatmulProblem& p, int reps,
                  std::vector<BenchEntry>& entries, BenchSize& size, BenchClock& clock) {
   const BenchShape& s = size.shape;
-  const DeviceCaps caps = DeviceCaps::query(device);
   std::vector<std::function<std::string()>> runs, slow_runs;
   std::vector<std::size_t> slots, slow_slots;
   for (BenchEntry& e : entries) {
@@ -478,7 +477,7 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
     const MatmulProblem p = make_matmul_problem(context, s.m, s.n, s.k, MatmulInputs::Random, &rng);
     BenchSize size;
     size.shape = s;
-    run_entries(context, device, queue, p, reps, entries, size, clock);
+    run_entries(context, device, caps, queue, p, reps, entries, size, clock);
     auto progress = [&clock](const BenchShape& at, const std::string& what) {
       clock.step(at, what);
     };

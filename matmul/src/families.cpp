@@ -420,9 +420,9 @@ std::string matmul_trial_launch(MatmulKernel family, const cl::Context& context,
         make_matmul_problem(context, m, n, k, MatmulInputs::SmallIntegers, nullptr);
     const cl::CommandQueue queue = queue_for(context, device);
     const CheckedRun r = run_checked(queue, p, [&] {
-      const bool skinny = family == MatmulKernel::FewRows || family == MatmulKernel::FewCols;
       detail::launch_matmul(queue, kernel, matmul_geometry(family, variant, m, n, unit.local), p.a,
-                            p.b, p.c, m, n, k, k, n, n, 0, false, {}, skinny ? &p.c : nullptr);
+                            p.b, p.c, m, n, k, k, n, n, 0, false, {},
+                            matmul_is_skinny(family) ? &p.c : nullptr);
       return std::string();
     });
     if (!r.ran) return "the launch did not complete: " + r.failure;
@@ -434,7 +434,7 @@ std::string matmul_trial_launch(MatmulKernel family, const cl::Context& context,
 
 std::size_t matmul_k_splits(MatmulKernel family, const Variant& variant, std::size_t m,
                             std::size_t n, std::size_t k, const DeviceCaps& caps) {
-  if (family != MatmulKernel::FewRows && family != MatmulKernel::FewCols) return 1;
+  if (!matmul_is_skinny(family)) return 1;
   const LaunchGeometry g = matmul_geometry(family, variant, m, n);
   const std::size_t groups = (g.global[0] / g.local[0]) * (g.global[1] / g.local[1]);
   // Enough work-groups to keep every compute unit busy: several per unit on

@@ -8,16 +8,6 @@
 #include "fatcl/store.hpp"
 
 namespace fatcl {
-namespace {
-
-// "1x8192x8192"
-std::string shape_text(const std::vector<std::size_t>& problem) {
-  std::string out;
-  for (std::size_t s : problem) out += (out.empty() ? "" : "x") + std::to_string(s);
-  return out;
-}
-
-}  // namespace
 
 struct Matmul::Impl {
   LoadedKernel loaded;
@@ -197,7 +187,7 @@ Matmul::Impl::Chosen& Matmul::Impl::chosen_for(std::size_t m, std::size_t n, std
 // chosen at construction runs the shape, its explanation says why).
 std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::skinny_for(
     MatmulKernel family, const std::vector<std::size_t>& problem, std::string* failure) {
-  const std::string shape = shape_text(problem);
+  const std::string shape = problem_text(problem);
   const std::string why =
       family == MatmulKernel::FewRows
           ? "M = " + std::to_string(problem[0]) + " <= " + std::to_string(kMatmulSkinny) +
@@ -227,12 +217,12 @@ std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::tuned_for(
   const Family& family = matmul_family(kernel);
   std::unique_ptr<Chosen> chosen;
   TuningMatch match;
+  // The entry's order for this shape (the family's model carries it).
+  std::optional<TuningEntry> carried;
   if (options.variant.empty() && options.use_tuning) {
     match = options.store->find_tuning(caps, family.manifest(), problem,
                                        family.description().shipped_tuning,
                                        family.description().efficiency != nullptr);
-    // The entry's order for this shape (the family's model carries it).
-    std::optional<TuningEntry> carried;
     if (match.entry) carried = carry_tuning(*match.entry, family, caps, problem, nullptr);
     if (carried && carried->ranking.front().variant != loaded.variant.name) {
       try {
@@ -248,13 +238,11 @@ std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::tuned_for(
     LoadedKernel& l = chosen->loaded;
     // The entry decided where it ranks this kernel first (for this shape).
     l.tuning_entry.reset();
-    if (match.entry &&
-        carry_tuning(*match.entry, family, caps, problem, nullptr).ranking.front().variant ==
-            loaded.variant.name) {
+    if (carried && carried->ranking.front().variant == loaded.variant.name) {
       l.tuning_entry = *match.entry;
     }
     if (options.variant.empty() && options.use_tuning) {
-      l.explanation.tuning = match.to_string() + "\nfor " + shape_text(problem) +
+      l.explanation.tuning = match.to_string() + "\nfor " + problem_text(problem) +
                              " the kernel chosen at construction runs";
     }
   }
@@ -361,8 +349,7 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
                                    ? std::min(d.options.k_splits, kc)
                                    : matmul_k_splits(chosen.kernel, v, m, n, kc, d.caps);
     const LaunchGeometry g = matmul_geometry(chosen.kernel, v, m, n, d.free_local, splits);
-    const bool skinny =
-        chosen.kernel == MatmulKernel::FewRows || chosen.kernel == MatmulKernel::FewCols;
+    const bool skinny = matmul_is_skinny(chosen.kernel);
     if (splits == 1) {
       last = detail::launch_matmul(queue, chosen.loaded.kernel, g, a, b, c, m, n, kc, k, n, n, k0,
                                    accumulate, events, skinny ? &c : nullptr);

@@ -57,6 +57,8 @@ struct TuningEntry {
   std::string describe() const;
 };
 std::string size_class(const std::vector<std::size_t>& problem);
+// "1x8192x8192"; "(no size)" for an empty problem.
+std::string problem_text(const std::vector<std::size_t>& problem);
 
 // The outcome of a tuning lookup: the entry that decides (or none), and
 // every entry for this device that was passed over, with the reason.

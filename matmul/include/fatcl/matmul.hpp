@@ -27,6 +27,10 @@ enum class MatmulKernel {
 };
 // "auto", "blocked", "tiled", "naive", "fewrows", "fewcols"
 const char* to_string(MatmulKernel kernel);
+// FewRows or FewCols: a family whose kernels take the split-K workspace.
+inline bool matmul_is_skinny(MatmulKernel k) {
+  return k == MatmulKernel::FewRows || k == MatmulKernel::FewCols;
+}
 // Every bundled family, in the order Auto tries them for a shape that is
 // not skinny (the skinny ones last).
 const std::vector<MatmulKernel>& matmul_kernels();
