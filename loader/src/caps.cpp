@@ -3,6 +3,8 @@
 #include <cctype>
 #include <cstdio>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "fatcl/loader.hpp"
 
@@ -80,6 +82,18 @@ DeviceCaps DeviceCaps::query(const cl::Device& device) {
   check_cl(clGetDeviceInfo(device(), CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes, sizes, nullptr),
            "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
   caps.max_work_item_sizes = {sizes[0], sizes[1], sizes[2]};
+  caps.vendor = device_string(device, CL_DEVICE_VENDOR, "CL_DEVICE_VENDOR");
+  caps.max_clock_mhz =
+      device_value<cl_uint>(device, CL_DEVICE_MAX_CLOCK_FREQUENCY, "CL_DEVICE_MAX_CLOCK_FREQUENCY");
+  caps.native_float_width = device_value<cl_uint>(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT,
+                                                  "CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT");
+  cl_uint nv_major = 0, nv_minor = 0;
+  if ((" " + extensions + " ").find(" cl_nv_device_attribute_query ") != std::string::npos) {
+    // CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV / _MINOR_NV (cl_ext.h)
+    nv_major = device_value<cl_uint>(device, 0x4000, "CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV");
+    nv_minor = device_value<cl_uint>(device, 0x4001, "CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV");
+  }
+  caps.isa = device_isa(caps.device_name, extensions, nv_major, nv_minor);
   caps.fused_multiply_add = (device_value<cl_device_fp_config>(device, CL_DEVICE_SINGLE_FP_CONFIG,
                                                                "CL_DEVICE_SINGLE_FP_CONFIG") &
                              CL_FP_FMA) != 0;
@@ -118,6 +132,140 @@ bool DeviceCaps::accepts_spirv(const std::string& version, std::string* why) con
                   std::to_string(best % 100) + ", the module is SPIR-V " + version);
   }
   return true;
+}
+
+std::string device_isa(std::string_view device_name, std::string_view extensions, unsigned nv_major,
+                       unsigned nv_minor) {
+  if (nv_major > 0) return "sm_" + std::to_string(nv_major) + std::to_string(nv_minor);
+  std::string text = std::string(device_name) + " " + std::string(extensions);
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto has = [&](std::string_view word) { return text.find(word) != std::string::npos; };
+  if (has("avx512")) return "avx512";
+  if (has("avx2")) return "avx2";
+  // PoCL names the CPU LLVM generates for; LLVM's names without the ISA in
+  // them, by their widest vector extension.
+  static const std::pair<const char*, const char*> kCpus[] = {{"znver4", "avx512"},
+                                                              {"znver5", "avx512"},
+                                                              {"cascadelake", "avx512"},
+                                                              {"cooperlake", "avx512"},
+                                                              {"icelake", "avx512"},
+                                                              {"tigerlake", "avx512"},
+                                                              {"sapphirerapids", "avx512"},
+                                                              {"graniterapids", "avx512"},
+                                                              {"emeraldrapids", "avx512"},
+                                                              {"rocketlake", "avx512"},
+                                                              {"cannonlake", "avx512"},
+                                                              {"znver1", "avx2"},
+                                                              {"znver2", "avx2"},
+                                                              {"znver3", "avx2"},
+                                                              {"haswell", "avx2"},
+                                                              {"broadwell", "avx2"},
+                                                              {"skylake", "avx2"},
+                                                              {"alderlake", "avx2"},
+                                                              {"raptorlake", "avx2"},
+                                                              {"meteorlake", "avx2"},
+                                                              {"arrowlake", "avx2"},
+                                                              {"lunarlake", "avx2"},
+                                                              {"bdver4", "avx2"},
+                                                              {"sandybridge", "avx"},
+                                                              {"ivybridge", "avx"},
+                                                              {"bdver1", "avx"},
+                                                              {"bdver2", "avx"},
+                                                              {"bdver3", "avx"},
+                                                              {"btver2", "avx"},
+                                                              {"nehalem", "sse"},
+                                                              {"westmere", "sse"},
+                                                              {"core2", "sse"},
+                                                              {"neoverse", "neon"},
+                                                              {"cortex-a", "neon"},
+                                                              {"apple-m", "neon"}};
+  for (const auto& [cpu, isa] : kCpus) {
+    if (has(cpu)) return isa;
+  }
+  return "";
+}
+
+DeviceProfile DeviceCaps::profile() const {
+  DeviceProfile p;
+  p.platform = platform_name;
+  p.device = device_name;
+  p.driver = driver_version;
+  p.gpu = is_gpu();
+  p.vendor = vendor;
+  p.isa = isa;
+  p.compute_units = compute_units;
+  p.max_clock_mhz = max_clock_mhz;
+  p.local_mem_bytes = local_mem_bytes;
+  p.native_float_width = native_float_width;
+  return p;
+}
+
+double device_similarity(const DeviceProfile& measured, const DeviceProfile& here,
+                         std::string* why) {
+  auto say = [&](const std::string& text) {
+    if (why) *why = text;
+  };
+  if (measured.platform != here.platform) {
+    say("another platform (" + measured.platform + "): another compiler");
+    return 0;
+  }
+  if (measured.gpu != here.gpu) {
+    say(std::string("a ") + (measured.gpu ? "GPU" : "CPU") + ", this device is not");
+    return 0;
+  }
+  if (measured.device == here.device && measured.driver == here.driver) {
+    say("this device and driver");
+    return 1;
+  }
+  std::vector<std::string> said;
+  double score = 0;
+  // The smaller over the larger; a half where either is unknown (a driver
+  // that reports no clock).
+  auto ratio = [](double a, double b) {
+    return a > 0 && b > 0 ? std::min(a, b) / std::max(a, b) : 0.5;
+  };
+  auto number = [&](const char* what, double weight, double there, double mine) {
+    const double r = ratio(there, mine);
+    score += weight * r;
+    char text[96];
+    std::snprintf(text, sizeof text, "%s %.0f here, %.0f there", what, mine, there);
+    said.push_back(text);
+  };
+  if (measured.vendor == here.vendor) {
+    score += 0.2;
+    said.push_back("same vendor");
+  } else {
+    said.push_back("vendor " + here.vendor + " here, " + measured.vendor + " there");
+  }
+  if (!measured.isa.empty() && !here.isa.empty()) {
+    if (measured.isa == here.isa) score += 0.35;
+    said.push_back(measured.isa == here.isa
+                       ? "same ISA (" + here.isa + ")"
+                       : "ISA " + here.isa + " here, " + measured.isa + " there");
+  } else if (!here.gpu && measured.native_float_width && here.native_float_width) {
+    // A CPU that names no ISA: its native vector width stands for it.
+    const bool same = measured.native_float_width == here.native_float_width;
+    if (same) score += 0.35;
+    said.push_back("native float vector width " + std::to_string(here.native_float_width) +
+                   " here, " + std::to_string(measured.native_float_width) + " there");
+  } else {
+    score += 0.175;
+    said.push_back("ISA not known");
+  }
+  number("compute units", 0.15, measured.compute_units, here.compute_units);
+  number("MHz", 0.1, measured.max_clock_mhz, here.max_clock_mhz);
+  number("KiB local memory", 0.1, double(measured.local_mem_bytes) / 1024,
+         double(here.local_mem_bytes) / 1024);
+  if (measured.driver == here.driver) {
+    score += 0.1;
+    said.push_back("same driver");
+  } else {
+    said.push_back("driver " + here.driver + " here, " + measured.driver + " there");
+  }
+  std::string text;
+  for (const std::string& s : said) text += (text.empty() ? "" : ", ") + s;
+  say(text);
+  return std::min(score, 1.0);
 }
 
 std::string DeviceCaps::key() const {

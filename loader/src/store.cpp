@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -74,11 +75,42 @@ json to_json(const TuningEntry& e) {
                        {"tier", to_string(v.tier)},
                        {"gflops", v.gflops}});
   }
-  return {{"family", e.family},         {"platform", e.platform},
-          {"device", e.device},         {"driver", e.driver},
-          {"problem", e.problem},       {"size_class", e.size_class()},
-          {"measured", e.measured},     {"fatcl_version", e.fatcl_version},
-          {"provenance", e.provenance}, {"ranking", ranking}};
+  json j = {{"family", e.family},         {"platform", e.platform},
+            {"device", e.device},         {"driver", e.driver},
+            {"problem", e.problem},       {"size_class", e.size_class()},
+            {"measured", e.measured},     {"fatcl_version", e.fatcl_version},
+            {"provenance", e.provenance}, {"ranking", ranking}};
+  if (!e.form.empty()) j["form"] = e.form;
+  if (e.measured_on) {
+    const DeviceProfile& p = *e.measured_on;
+    j["measured_on"] = {{"gpu", p.gpu},
+                        {"vendor", p.vendor},
+                        {"isa", p.isa},
+                        {"compute_units", p.compute_units},
+                        {"max_clock_mhz", p.max_clock_mhz},
+                        {"local_mem_bytes", p.local_mem_bytes},
+                        {"native_float_width", p.native_float_width}};
+  }
+  return j;
+}
+
+// An entry's "measured_on": what its device reported.
+DeviceProfile profile_from_json(const detail::JsonFields& f, const json& j, const TuningEntry& e,
+                                const std::string& where) {
+  DeviceProfile p;
+  p.platform = e.platform;
+  p.device = e.device;
+  p.driver = e.driver;
+  const json& gpu = f.field(j, "gpu", where);
+  if (!gpu.is_boolean()) f.fail(where, "field \"gpu\" is not true or false");
+  p.gpu = gpu.get<bool>();
+  p.vendor = f.text(j, "vendor", where, 256);
+  p.isa = f.text(j, "isa", where, 64);
+  p.compute_units = unsigned(f.whole_field(j, "compute_units", where, 1u << 20));
+  p.max_clock_mhz = unsigned(f.whole_field(j, "max_clock_mhz", where, 1u << 20));
+  p.local_mem_bytes = f.whole_field(j, "local_mem_bytes", where, std::uint64_t(1) << 40);
+  p.native_float_width = unsigned(f.whole_field(j, "native_float_width", where, 64));
+  return p;
 }
 
 TuningEntry entry_from_json(const detail::JsonFields& f, const json& j, const std::string& where) {
@@ -90,7 +122,14 @@ TuningEntry entry_from_json(const detail::JsonFields& f, const json& j, const st
   e.measured = f.text(j, "measured", where);
   e.fatcl_version = f.text(j, "fatcl_version", where);
   if (j.contains("provenance")) e.provenance = f.text(j, "provenance", where, 400);
+  if (j.contains("form")) e.form = f.text(j, "form", where, 200);
   const std::string at = where + " (" + e.family + " on " + e.device.substr(0, 80) + ")";
+  if (j.contains("measured_on")) {
+    if (e.device.find('*') != std::string::npos) {
+      f.fail(at, "an entry with \"measured_on\" names its device, not a pattern");
+    }
+    e.measured_on = profile_from_json(f, j["measured_on"], e, at + " measured_on");
+  }
   const json& problem = f.array(j, "problem", at);
   if (problem.empty() || problem.size() > 8)
     f.fail(at, "\"problem\" is not a list of 1 to 8 sizes");
@@ -115,7 +154,8 @@ TuningEntry entry_from_json(const detail::JsonFields& f, const json& j, const st
 }
 
 std::string same_entry_key(const TuningEntry& e) {
-  return e.family + "|" + e.platform + "|" + e.device + "|" + e.driver + "|" + e.size_class();
+  return e.family + "|" + e.form + "|" + e.platform + "|" + e.device + "|" + e.driver + "|" +
+         e.size_class();
 }
 
 // An exclusive lock on `<path>.lock`, released on destruction.
@@ -206,13 +246,33 @@ std::string problem_text(const std::vector<std::size_t>& problem) {
 
 std::string TuningEntry::size_class() const { return fatcl::size_class(problem); }
 
+TuningEntry measured_entry(const DeviceCaps& caps, const std::string& family,
+                           const std::string& form, const std::vector<std::size_t>& problem,
+                           const std::string& who) {
+  TuningEntry e;
+  e.family = family;
+  e.form = form;
+  e.platform = caps.platform_name;
+  e.device = caps.device_name;
+  e.driver = caps.driver_version;
+  e.measured_on = caps.profile();
+  e.problem = problem;
+  e.measured = utc_timestamp();
+  e.fatcl_version = fatcl_version();
+  char host[256] = "";
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  e.provenance = who + " on " + (host[0] ? host : "an unnamed host");
+  return e;
+}
+
 std::string TuningEntry::describe() const {
   // A shipped entry's device may be a pattern: say so rather than print "on *".
   const std::string on = device.find('*') == std::string::npos
                              ? device
                              : platform + " devices matching \"" + device + "\"";
-  return family + " on " + on + " (driver " + driver + ") for " + problem_text(problem) +
-         ", measured " + measured + " by fatcl " + fatcl_version + " (" + origin + ")";
+  return family + (form.empty() ? "" : " (" + form + ")") + " on " + on + " (driver " + driver +
+         ") for " + problem_text(problem) + ", measured " + measured + " by fatcl " +
+         fatcl_version + " (" + origin + ")";
 }
 
 std::string TuningMatch::to_string() const {
@@ -222,8 +282,23 @@ std::string TuningMatch::to_string() const {
     out += "tuning entry: " + entry->describe() + "; " + std::to_string(entry->ranking.size()) +
            " variants ranked by measured speed, fastest " + entry->ranking.front().variant + " (" +
            std::to_string(static_cast<long long>(entry->ranking.front().gflops)) + " GFLOP/s)";
+    if (similarity < 1) {
+      char text[80];
+      std::snprintf(text, sizeof text, "%.2f", similarity);
+      out +=
+          "\nno entry was measured on this device and driver; the most similar measured "
+          "device is " +
+          entry->device + " [" + entry->driver + "], similarity " + text + " (" + similar_because +
+          ")";
+    }
   } else {
     out += "no tuning entry for this device and driver: the family's own ranking";
+    if (!nearest_unused.empty()) {
+      char text[40];
+      std::snprintf(text, sizeof text, "%.2f", kSimilarEnough);
+      out += "\nthe most similar measured device, " + nearest_unused + ", is below the " + text +
+             " at which its entries carry";
+    }
   }
   for (const std::string& p : passed_over) out += "\npassed over: " + p;
   return out;
@@ -413,7 +488,8 @@ static std::string changed_code(const TuningEntry& e, const Manifest& family) {
 
 TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
                                const std::vector<std::size_t>& problem,
-                               const std::vector<TuningEntry>& shipped, bool modelled) const {
+                               const std::vector<TuningEntry>& shipped, bool modelled,
+                               const std::string& form) const {
   TuningMatch match;
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (!impl_->why_not_used.empty()) {
@@ -426,18 +502,44 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
   for (const TuningEntry& e : impl_->tuning) all.push_back(&e);
   for (const TuningEntry& e : impl_->layers) all.push_back(&e);
   for (const TuningEntry& e : shipped) all.push_back(&e);
-  double best = 0;
+  const DeviceProfile here = caps.profile();
+  // Entries that may decide: this device's (by name or pattern, and driver),
+  // else those of the most similar measured device.
+  struct Viable {
+    const TuningEntry* entry;
+    double similarity;
+    std::string because;
+    double score;  // size distance, lower is better
+  };
+  std::vector<Viable> viable;
+  double nearest_unused = 0;
   for (const TuningEntry* e : all) {
-    if (e->family != family.family || e->platform != caps.platform_name ||
-        !device_matches(e->device, caps.device_name)) {
-      continue;
-    }
-    const std::string who = e->describe();
-    if (e->driver != caps.driver_version) {
-      match.passed_over.push_back(who + ": measured with driver " + e->driver +
+    if (e->family != family.family || e->form != form) continue;
+    const bool named =
+        e->platform == caps.platform_name && device_matches(e->device, caps.device_name);
+    double similarity = 0;
+    std::string because;
+    if (named && e->driver == caps.driver_version) {
+      similarity = 1;
+    } else if (e->measured_on) {
+      similarity = device_similarity(*e->measured_on, here, &because);
+      if (similarity < kSimilarEnough) {
+        if (similarity > nearest_unused) {
+          nearest_unused = similarity;
+          char text[64];
+          std::snprintf(text, sizeof text, " (similarity %.2f: ", similarity);
+          match.nearest_unused = e->device + " [" + e->driver + "]" + text + because + ")";
+        }
+        continue;
+      }
+    } else if (named) {
+      match.passed_over.push_back(e->describe() + ": measured with driver " + e->driver +
                                   ", the device has " + caps.driver_version);
       continue;
+    } else {
+      continue;  // another device, which said nothing of itself
     }
+    const std::string who = e->describe();
     const std::string changed = changed_code(*e, family);
     if (!changed.empty()) {
       match.passed_over.push_back(who + ": " + changed);
@@ -462,12 +564,32 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
         continue;
       }
     }
+    viable.push_back({e, similarity, because, score});
+  }
+  // This device first; else one neighbour, the most similar (the upper
+  // layer where two are as similar), and its entries only.
+  const Viable* device = nullptr;
+  for (const Viable& v : viable) {
+    if (!device || v.similarity > device->similarity) device = &v;
+  }
+  if (!device) return match;
+  auto same_device = [&](const Viable& v) {
+    if (device->similarity == 1) return v.similarity == 1;
+    return v.entry->platform == device->entry->platform &&
+           v.entry->device == device->entry->device && v.entry->driver == device->entry->driver;
+  };
+  double best = 0;
+  for (const Viable& v : viable) {
+    if (!same_device(v)) continue;
+    const TuningEntry* e = v.entry;
     // Nearest first; at the same distance the more specific device pattern
     // (an exact name before any pattern), then the file before the shipped.
-    if (!match.entry || score < best ||
-        (score == best && specificity(e->device) > specificity(match.entry->device))) {
+    if (!match.entry || v.score < best ||
+        (v.score == best && specificity(e->device) > specificity(match.entry->device))) {
       match.entry = e;
-      best = score;
+      best = v.score;
+      match.similarity = v.similarity;
+      match.similar_because = v.because;
     }
   }
   return match;

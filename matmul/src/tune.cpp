@@ -1,7 +1,4 @@
 #include "fatcl/tune.hpp"
-
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -280,17 +277,8 @@ std::optional<TuningEntry> tuning_entry(const TuneRun& run, const Family& family
   std::stable_sort(
       good.begin(), good.end(),
       [](const TuneMeasurement* a, const TuneMeasurement* b) { return a->gflops > b->gflops; });
-  TuningEntry e;
-  e.family = family.manifest().family;
-  e.platform = run.caps.platform_name;
-  e.device = run.caps.device_name;
-  e.driver = run.caps.driver_version;
-  e.problem = {result.shape.m, result.shape.n, result.shape.k};
-  e.measured = utc_timestamp();
-  e.fatcl_version = fatcl_version();
-  char host[256] = "";
-  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-  e.provenance = std::string("fatcl tune on ") + (host[0] ? host : "an unnamed host");
+  TuningEntry e = measured_entry(run.caps, family.manifest().family, "",
+                                 {result.shape.m, result.shape.n, result.shape.k}, "fatcl tune");
   for (const TuneMeasurement* m : good) {
     const Variant& v = family.manifest().variant(m->variant);
     e.ranking.push_back(

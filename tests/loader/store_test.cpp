@@ -170,6 +170,140 @@ TEST(Store, TheMostSpecificDevicePatternWins) {
       << exact;
 }
 
+// A PoCL CPU as it reports itself: LLVM's CPU name in the device name.
+DeviceCaps pocl_cpu(const std::string& llvm_cpu, const std::string& isa_width_from = "") {
+  DeviceCaps caps;
+  caps.platform_name = "Portable Computing Language";
+  caps.device_name = "pthread-" + llvm_cpu + "-AMD EPYC";
+  caps.driver_version = "3.1+debian";
+  caps.device_version = "OpenCL 3.0 PoCL";
+  caps.cl_major = 3;
+  caps.device_type = CL_DEVICE_TYPE_CPU;
+  caps.vendor = "AuthenticAMD";
+  caps.compute_units = 2;
+  caps.max_clock_mhz = 2596;
+  caps.local_mem_bytes = 1 << 20;
+  caps.native_float_width = 16;
+  caps.isa = device_isa(caps.device_name, isa_width_from);
+  return caps;
+}
+
+// No entry names the device: the entries of the measured device most like
+// it decide (by what each reports, not by a name pattern), and the
+// explanation names that device and the figures; a device unlike every
+// measured one (another ISA) gets none, and is told which came nearest.
+TEST(Store, AnUnseenDeviceTakesTheMostSimilarMeasuredDevicesEntries) {
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  auto measured = [&](const DeviceCaps& caps, const std::string& first) {
+    TuningEntry e = entry(m, {1024, 1024, 1024}, first, "matmul_tiled_TILE4");
+    e.platform = caps.platform_name;
+    e.device = caps.device_name;
+    e.driver = caps.driver_version;
+    e.measured_on = caps.profile();
+    return e;
+  };
+  const DeviceCaps zen4 = pocl_cpu("skylake-avx512"), zen3 = pocl_cpu("znver3");
+  Store store;
+  store.put_tuning(measured(zen4, "matmul_tiled_TILE16"));
+  store.put_tuning(measured(zen3, "matmul_tiled_TILE8"));
+  // A Zen 1 (AVX2, a lower clock): the znver3 measurement, not the AVX-512 one.
+  DeviceCaps zen1 = pocl_cpu("znver1");
+  zen1.max_clock_mhz = 2000;
+  ASSERT_EQ(zen1.isa, "avx2");
+  TuningMatch on_zen1 = store.find_tuning(zen1, m, {1000, 1000, 1000});
+  ASSERT_TRUE(on_zen1.entry) << on_zen1.to_string();
+  EXPECT_EQ(on_zen1.entry->ranking.front().variant, "matmul_tiled_TILE8");
+  EXPECT_GE(on_zen1.similarity, kSimilarEnough);
+  EXPECT_LT(on_zen1.similarity, 1);
+  const std::string why = on_zen1.to_string();
+  EXPECT_NE(why.find("the most similar measured device is pthread-znver3-AMD EPYC [3.1+debian], "
+                     "similarity 0.98 (same vendor, same ISA (avx2), compute units 2 here, 2 "
+                     "there, MHz 2000 here, 2596 there"),
+            std::string::npos)
+      << why;
+  // A Zen 5 (AVX-512): the AVX-512 measurement.
+  const TuningMatch on_zen5 = store.find_tuning(pocl_cpu("znver5"), m, {1024, 1024, 1024});
+  ASSERT_TRUE(on_zen5.entry);
+  EXPECT_EQ(on_zen5.entry->ranking.front().variant, "matmul_tiled_TILE16");
+  // The measured device itself: its own entry, similarity 1, no neighbour named.
+  const TuningMatch on_zen4 = store.find_tuning(zen4, m, {1024, 1024, 1024});
+  EXPECT_EQ(on_zen4.similarity, 1);
+  EXPECT_EQ(on_zen4.to_string().find("most similar"), std::string::npos);
+  // An ARM CPU under the same PoCL: no measured device is like it.
+  const DeviceCaps arm = pocl_cpu("neoverse-v1");
+  const TuningMatch on_arm = store.find_tuning(arm, m, {1024, 1024, 1024});
+  EXPECT_FALSE(on_arm.entry);
+  EXPECT_NE(on_arm.to_string().find("is below the 0.75 at which its entries carry"),
+            std::string::npos)
+      << on_arm.to_string();
+  EXPECT_NE(on_arm.to_string().find("ISA neon here, avx"), std::string::npos) << on_arm.to_string();
+  // The measured device with a new driver: like itself, but not the same.
+  DeviceCaps upgraded = zen4;
+  upgraded.driver_version = "4.0";
+  const TuningMatch on_upgraded = store.find_tuning(upgraded, m, {1024, 1024, 1024});
+  ASSERT_TRUE(on_upgraded.entry);
+  EXPECT_NEAR(on_upgraded.similarity, 0.9, 1e-9);
+  // Another platform or device type is never similar.
+  DeviceCaps intel = zen1;
+  intel.platform_name = "Intel(R) OpenCL";
+  EXPECT_FALSE(store.find_tuning(intel, m, {1024, 1024, 1024}).entry);
+  DeviceCaps gpu = zen4;
+  gpu.device_name = "a GPU under PoCL";
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  EXPECT_EQ(device_similarity(zen4.profile(), gpu.profile()), 0);
+}
+
+// A family that computes several forms of its problem (a GEMM's layouts,
+// transposes, precisions) keys its entries on the form as well: an entry
+// answers its own form only, and one of each form lives side by side.
+TEST(Store, EntriesAnswerTheirOwnFormOnly) {
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  Store store;
+  TuningEntry nt = entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE32", "matmul_tiled_TILE4");
+  nt.form = "col-major NT double";
+  store.put_tuning(nt);
+  EXPECT_FALSE(store.find_tuning(h200(), m, {1024, 1024, 1024}).entry);
+  store.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4"));
+  EXPECT_EQ(store.tuning().size(), 2u);
+  const TuningMatch plain = store.find_tuning(h200(), m, {1024, 1024, 1024});
+  ASSERT_TRUE(plain.entry);
+  EXPECT_EQ(plain.entry->ranking.front().variant, "matmul_tiled_TILE8");
+  const TuningMatch other =
+      store.find_tuning(h200(), m, {1024, 1024, 1024}, {}, false, "col-major NT double");
+  ASSERT_TRUE(other.entry);
+  EXPECT_EQ(other.entry->ranking.front().variant, "matmul_tiled_TILE32");
+  EXPECT_NE(other.to_string().find("matmul_tiled (col-major NT double) on NVIDIA H200"),
+            std::string::npos)
+      << other.to_string();
+  // Written and read back with its form.
+  TempDir dir;
+  {
+    Store file(dir.path / "t.json");
+    file.put_tuning(nt);
+    file.save();
+  }
+  Store again(dir.path / "t.json");
+  ASSERT_EQ(again.tuning().size(), 1u);
+  EXPECT_EQ(again.tuning().front().form, "col-major NT double");
+}
+
+TEST(Store, DevicesNameTheirIsa) {
+  EXPECT_EQ(device_isa("pthread-skylake-avx512-AMD EPYC", ""), "avx512");
+  EXPECT_EQ(device_isa("pthread-znver4-AMD EPYC 9R14", ""), "avx512");
+  EXPECT_EQ(device_isa("pthread-znver1-AMD EPYC 7551", ""), "avx2");
+  EXPECT_EQ(device_isa("pthread-haswell-Intel(R) Xeon(R)", ""), "avx2");
+  EXPECT_EQ(device_isa("pthread-skylake-Intel(R) Core(TM)", ""), "avx2");
+  EXPECT_EQ(device_isa("NVIDIA H200", "cl_khr_fp64 cl_nv_device_attribute_query", 9, 0), "sm_90");
+  EXPECT_EQ(device_isa("AMD EPYC", "cl_khr_fp64"), "");
+  // Without an ISA in its name, a CPU's native vector width stands for it.
+  DeviceCaps a = pocl_cpu("x"), b = pocl_cpu("y");
+  a.isa = b.isa = "";
+  b.native_float_width = 8;
+  std::string why;
+  EXPECT_LT(device_similarity(a.profile(), b.profile(), &why), kSimilarEnough);
+  EXPECT_NE(why.find("native float vector width 8 here, 16 there"), std::string::npos) << why;
+}
+
 TEST(Store, SavedEntriesAndOutcomesReadBack) {
   TempDir dir;
   const fs::path path = dir.path / "sub" / "tuning.json";
@@ -177,7 +311,17 @@ TEST(Store, SavedEntriesAndOutcomesReadBack) {
   {
     Store store(path);
     EXPECT_EQ(store.why_not_used(), "");
-    store.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4"));
+    TuningEntry e = entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4");
+    DeviceCaps caps = h200();
+    caps.device_type = CL_DEVICE_TYPE_GPU;
+    caps.vendor = "NVIDIA Corporation";
+    caps.isa = "sm_90";
+    caps.compute_units = 132;
+    caps.max_clock_mhz = 1980;
+    caps.local_mem_bytes = 49152;
+    caps.native_float_width = 1;
+    e.measured_on = caps.profile();
+    store.put_tuning(e);
     store.remember({"dev|1", "abc", Tier::SpirV}, {RememberedOutcome::Kind::Trial, "", ""});
     store.remember({"dev|1", "def -DTILE=8", Tier::Source},
                    {RememberedOutcome::Kind::Build, "clBuildProgram failed", ""});
@@ -190,6 +334,16 @@ TEST(Store, SavedEntriesAndOutcomesReadBack) {
   ASSERT_EQ(again.tuning().size(), 1u);
   EXPECT_EQ(again.tuning()[0].ranking.front().variant, "matmul_tiled_TILE8");
   EXPECT_EQ(again.tuning()[0].origin, path.string());
+  ASSERT_TRUE(again.tuning()[0].measured_on);
+  const DeviceProfile p = *again.tuning()[0].measured_on;
+  EXPECT_TRUE(p.gpu);
+  EXPECT_EQ(p.device, "NVIDIA H200");
+  EXPECT_EQ(p.isa, "sm_90");
+  EXPECT_EQ(p.compute_units, 132u);
+  EXPECT_EQ(p.max_clock_mhz, 1980u);
+  EXPECT_EQ(p.local_mem_bytes, 49152u);
+  EXPECT_EQ(p.native_float_width, 1u);
+  EXPECT_EQ(p.vendor, "NVIDIA Corporation");
   ASSERT_TRUE(again.outcome({"dev|1", "abc", Tier::SpirV}));
   EXPECT_EQ(again.outcome({"dev|1", "abc", Tier::SpirV})->verdict, "");
   const auto build = again.outcome({"dev|1", "def -DTILE=8", Tier::Source});
@@ -339,6 +493,25 @@ TEST(Store, AFamilyParsesItsShippedEntries) {
                 .find("store family x: tuning[0]: field \"family\" is a number, not a "
                       "string"),
             std::string::npos);
+  // What the measured device reported is checked field by field, and names
+  // one device, never a pattern.
+  const std::string head =
+      "{\"format\": \"fatcl-store\", \"version\": 1, \"tuning\": [{\"family\": \"f\", "
+      "\"platform\": \"p\", \"driver\": \"1\", \"measured\": \"now\", \"fatcl_version\": "
+      "\"0\", \"problem\": [1], \"ranking\": [], ";
+  const std::string profile =
+      "\"measured_on\": {\"gpu\": false, \"vendor\": \"v\", \"isa\": \"\", "
+      "\"compute_units\": 2, \"max_clock_mhz\": -5, \"local_mem_bytes\": 0, "
+      "\"native_float_width\": 8}}]}";
+  EXPECT_NE(test::error_of([&] {
+              parse_tuning_entries(head + "\"device\": \"pthread-*\", " + profile, "x");
+            }).find("an entry with \"measured_on\" names its device, not a pattern"),
+            std::string::npos);
+  EXPECT_NE(test::error_of([&] {
+              parse_tuning_entries(head + "\"device\": \"d\", " + profile, "x");
+            }).find("tuning[0] (f on d) measured_on: field \"max_clock_mhz\" is negative (-5)"),
+            std::string::npos)
+      << test::error_of([&] { parse_tuning_entries(head + "\"device\": \"d\", " + profile, "x"); });
 }
 
 // A system layer (read-only, shared by a fleet) answers where the user's
@@ -366,6 +539,62 @@ TEST(Store, SystemLayersAnswerAfterTheUsersOwn) {
   Store again(dir.path / "user.json");
   ASSERT_EQ(again.tuning().size(), 1u) << "the layer's entry was written into the user's file";
   EXPECT_EQ(again.tuning().front().ranking.front().variant, "matmul_tiled_TILE32");
+}
+
+// A fleet's shared system layer: four processes read it over and over
+// while a fifth replaces it (a merged database installed again and again,
+// each time larger): every read finds a whole file with the entry in it.
+TEST(Store, ManyReadersOfASystemLayerWhileItIsReplaced) {
+  TempDir dir;
+  const fs::path layer = dir.path / "system.json";
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  {
+    Store first(layer);
+    first.put_tuning(entry(m, {1024, 1024, 1024}, "matmul_tiled_TILE8", "matmul_tiled_TILE4"));
+    first.save();
+  }
+  const pid_t writer = fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    for (int i = 0; i < 300; ++i) {
+      Store merged(layer);
+      merged.put_tuning(entry(m, {std::size_t(2) << (i % 12), 64, 64}, "matmul_tiled_TILE16",
+                              "matmul_tiled_TILE4"));
+      merged.remember({"dev", "module " + std::to_string(i), Tier::SpirV},
+                      {RememberedOutcome::Kind::Trial, std::string(3000, 'x'), ""});
+      merged.save();
+    }
+    _exit(0);
+  }
+  std::vector<pid_t> readers;
+  for (int r = 0; r < 4; ++r) {
+    const pid_t reader = fork();
+    ASSERT_GE(reader, 0);
+    if (reader == 0) {
+      for (int i = 0; i < 300; ++i) {
+        Store user;
+        user.add_layer(layer);
+        const TuningMatch match = user.find_tuning(h200(), m, {1024, 1024, 1024});
+        if (!user.layer_notes().empty() || !match.entry ||
+            match.entry->ranking.front().variant != "matmul_tiled_TILE8") {
+          _exit(1);
+        }
+      }
+      _exit(0);
+    }
+    readers.push_back(reader);
+  }
+  for (pid_t reader : readers) {
+    int status = 0;
+    waitpid(reader, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "a reader saw a partial layer";
+  }
+  int status = 0;
+  waitpid(writer, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  Store after(layer);
+  EXPECT_EQ(after.why_not_used(), "");
+  EXPECT_EQ(after.tuning().size(), 13u);  // the first entry and twelve size classes
 }
 
 TEST(Store, AMissingOrDamagedLayerIsPassedOverWithTheReason) {

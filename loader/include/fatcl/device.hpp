@@ -14,6 +14,8 @@
 
 namespace fatcl {
 
+struct DeviceProfile;
+
 // What the loader needs to know about a device. query() reads it from the
 // driver; tests fill it by hand to describe synthetic devices.
 struct DeviceCaps {
@@ -35,6 +37,15 @@ struct DeviceCaps {
   bool fused_multiply_add = false;
   std::uint64_t max_mem_alloc_bytes = 0;  // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   std::uint64_t global_mem_bytes = 0;     // CL_DEVICE_GLOBAL_MEM_SIZE
+  std::string vendor;                     // CL_DEVICE_VENDOR
+  cl_uint max_clock_mhz = 0;              // CL_DEVICE_MAX_CLOCK_FREQUENCY
+  cl_uint native_float_width = 0;         // CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT
+  // The instruction set the device's code is generated for, as far as it
+  // says: a CPU's widest vector extension ("avx512", "avx2", "avx", "sse",
+  // "neon") from the device name (PoCL names LLVM's CPU, e.g.
+  // "pthread-znver1-...") and the extensions, an NVIDIA GPU's compute
+  // capability ("sm_90", cl_nv_device_attribute_query); "" where it does not.
+  std::string isa;
 
   // CL_DEVICE_TYPE_GPU or CL_DEVICE_TYPE_ACCELERATOR: wide parallel hardware
   // with fast __local memory, where staged, register-blocked shapes pay.
@@ -60,9 +71,47 @@ struct DeviceCaps {
 
   // Identifies device and driver; trial launches are remembered under it.
   std::string key() const;
+  // What a tuning entry keeps of the device it was measured on, to find the
+  // most similar measured device for one never measured (device_similarity).
+  DeviceProfile profile() const;
   // One line: name, platform, version, driver, limits, SPIR-V intake.
   std::string summary() const;
 };
+
+// What a device reports that bears on which variant runs fastest on it: kept
+// with each tuning entry (the device it was measured on), compared with a
+// device that has no entry of its own.
+struct DeviceProfile {
+  std::string platform;  // CL_PLATFORM_NAME: the compiler that makes the code
+  std::string device;    // CL_DEVICE_NAME
+  std::string driver;    // CL_DRIVER_VERSION
+  bool gpu = false;      // DeviceCaps::is_gpu()
+  std::string vendor;
+  std::string isa;  // DeviceCaps::isa
+  unsigned compute_units = 0;
+  unsigned max_clock_mhz = 0;
+  std::uint64_t local_mem_bytes = 0;
+  unsigned native_float_width = 0;  // CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT
+};
+// The ISA a device's name and extensions name (DeviceCaps::isa); `nv_major`
+// and `nv_minor`: NVIDIA's compute capability, 0 where not reported.
+std::string device_isa(std::string_view device_name, std::string_view extensions,
+                       unsigned nv_major = 0, unsigned nv_minor = 0);
+// How alike two devices are for tuning, in [0, 1]: 0 across platforms (a
+// different compiler) or device types; else the weighted agreement of
+// vendor (0.2), ISA (0.35: DeviceCaps::isa, else for CPUs the native float
+// vector width; half where neither says), compute units (0.15), clock
+// (0.1), local memory (0.1) and driver version (0.1), each number by the
+// ratio of the smaller to the larger (a half where either reports none). 1
+// for the same device and driver.
+// `why` (may be null) gets the figures, e.g. "same vendor, ISA avx2 here,
+// avx512 there, 2 and 2 compute units, ...".
+double device_similarity(const DeviceProfile& measured, const DeviceProfile& here,
+                         std::string* why = nullptr);
+// Below this, a measured device's entries do not carry to another device:
+// e.g. another vector ISA (at most 0.65), where Zen 4's AVX-512 ranking ran
+// at 0.21 of the fastest variant on a Zen 1.
+constexpr double kSimilarEnough = 0.75;
 
 // The OpenCL platforms the ICD loader lists, each with its devices.
 struct PlatformDevices {

@@ -84,15 +84,16 @@ class Store {
   // or a size more than a factor 8 away are passed over, each with its
   // reason; with `modelled` (the family has a model that carries an entry
   // to other sizes, FamilyDescription::efficiency) the nearest entry is
-  // taken however far. The match points into this store or into `shipped`.
+  // taken however far. Only entries of `form` (TuningEntry::form) answer.
+  // The match points into this store or into `shipped`.
   TuningMatch find_tuning(const DeviceCaps& caps, const Manifest& family,
                           const std::vector<std::size_t>& problem,
-                          const std::vector<TuningEntry>& shipped = {},
-                          bool modelled = false) const;
+                          const std::vector<TuningEntry>& shipped = {}, bool modelled = false,
+                          const std::string& form = "") const;
   // The file's entries (not the shipped ones).
   std::vector<TuningEntry> tuning() const;
-  // Adds an entry, replacing one of the same family, device, driver and
-  // size class.
+  // Adds an entry, replacing one of the same family, form, device, driver
+  // and size class.
   void put_tuning(TuningEntry entry);
   // What merge() did with the entries it was given.
   struct MergeCount {

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fatcl/device.hpp"
 #include "fatcl/manifest.hpp"
 #include "fatcl/tier.hpp"
 
@@ -35,11 +37,16 @@ struct TunedVariant {
 std::string tier_sha256(const Manifest& family, const Variant& variant, Tier tier);
 
 struct TuningEntry {
-  std::string family;                 // e.g. "matmul_blocked"
-  std::string platform;               // CL_PLATFORM_NAME
-  std::string device;                 // CL_DEVICE_NAME; shipped entries may use * as a wildcard
-  std::string driver;                 // CL_DRIVER_VERSION
-  std::vector<std::size_t> problem;   // the sizes measured, e.g. M, N, K
+  std::string family;                // e.g. "matmul_blocked"
+  std::string platform;              // CL_PLATFORM_NAME
+  std::string device;                // CL_DEVICE_NAME; shipped entries may use * as a wildcard
+  std::string driver;                // CL_DRIVER_VERSION
+  std::vector<std::size_t> problem;  // the sizes measured, e.g. M, N, K
+  // Which form of its problem the family computed, where it serves several
+  // (a GEMM's layout, transposes, precision and batch, e.g. "col-major NT
+  // double"); "" for a family's one form. Part of the key: an entry answers
+  // lookups of its own form only.
+  std::string form;
   std::string measured;               // UTC date and time, ISO 8601
   std::string fatcl_version;          // of the fatcl that measured
   std::vector<TunedVariant> ranking;  // fastest first
@@ -47,9 +54,14 @@ struct TuningEntry {
   // Who measured it, kept through exports and merges ("fatcl tune on
   // <host>"); "" where the file does not say.
   std::string provenance;
+  // What the device it was measured on reported (its platform, name and
+  // driver are the fields above): how a device without entries of its own
+  // finds the most similar measured one (device_similarity). None in entries
+  // written before fatcl kept it; those match by name (a pattern) only.
+  std::optional<DeviceProfile> measured_on;
 
   // The problem-size class: each size to the nearest power of two
-  // ("2^10x2^10x2^10"). One entry per family, device, driver and class.
+  // ("2^10x2^10x2^10"). One entry per family, form, device, driver and class.
   std::string size_class() const;
   // "matmul_blocked on NVIDIA H200 (driver 580.159.04) for 4096x4096x4096,
   // measured 2026-11-30T17:02:11Z by fatcl 0.1.0 (shipped with fatcl)"; a
@@ -57,6 +69,13 @@ struct TuningEntry {
   std::string describe() const;
 };
 std::string size_class(const std::vector<std::size_t>& problem);
+// An entry measured now, on this device, by `who` ("fatcl tune"): family,
+// form, platform, device, driver, what the device reports, problem, date,
+// fatcl version and provenance ("<who> on <host>") filled in; the ranking
+// is the caller's.
+TuningEntry measured_entry(const DeviceCaps& caps, const std::string& family,
+                           const std::string& form, const std::vector<std::size_t>& problem,
+                           const std::string& who);
 // "1x8192x8192"; "(no size)" for an empty problem.
 std::string problem_text(const std::vector<std::size_t>& problem);
 
@@ -64,6 +83,14 @@ std::string problem_text(const std::vector<std::size_t>& problem);
 // every entry for this device that was passed over, with the reason.
 struct TuningMatch {
   const TuningEntry* entry = nullptr;
+  // How alike the device the entry was measured on is to this one (1: this
+  // device, or a name pattern that matches it), and the figures behind it
+  // (device_similarity); "" for this device.
+  double similarity = 0;
+  std::string similar_because;
+  // The device nearest to this one that was not similar enough
+  // (kSimilarEnough), with its similarity; "" where there was none.
+  std::string nearest_unused;
   std::vector<std::string> passed_over;
   std::string store_note;  // the database could not be read, and why ("" if it could)
   // One paragraph for Explanation::tuning.
