@@ -54,8 +54,18 @@ std::uint64_t cache_max_mb_from_environment() {
   return v ? megabytes(*v).value_or(kDefaultCacheMb) : kDefaultCacheMb;
 }
 
+bool online_tuning_from_environment() {
+  const auto v = get("FATCL_TUNE");
+  return v && *v == "online";
+}
+
 std::vector<std::string> environment_notes() {
   std::vector<std::string> notes;
+  if (const auto v = get("FATCL_TUNE"); v && *v != "online" && *v != "off" && !v->empty()) {
+    notes.push_back(shown("FATCL_TUNE", *v) +
+                    " ignored: expected online (learn the choice on the first calls) or off; "
+                    "no learning");
+  }
   if (const auto v = get("FATCL_SELF_CHECK"); v && !switch_value(*v)) {
     notes.push_back(shown("FATCL_SELF_CHECK", *v) +
                     " ignored: expected 1 (self-check on) or 0; the self-check stays off");

@@ -16,6 +16,9 @@ bool self_check_from_environment();
 bool cache_off_from_environment();
 // FATCL_CACHE_MAX_MB (1 to 1048575), else 512.
 std::uint64_t cache_max_mb_from_environment();
+// FATCL_TUNE=online: learn the choice on a product's first calls
+// (fatcl/online.hpp); "", "off" or unset: no.
+bool online_tuning_from_environment();
 // One note per variable set to a value that is ignored, saying what was
 // expected and what happens instead.
 std::vector<std::string> environment_notes();

@@ -529,34 +529,44 @@ TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const D
   return out;
 }
 
+Plan ranked_plan(const Family& family, const DeviceCaps& caps, const LoadOptions& options,
+                 std::string* rule, std::string* tuning, std::optional<TuningEntry>* entry) {
+  const std::shared_ptr<Store> store = options.store ? options.store : Store::user();
+  Ranking ranking = family.description().ranking;
+  std::optional<TuningEntry> found;
+  std::string said;
+  if (options.use_tuning && options.variant.empty()) {
+    const TuningMatch match = store->find_tuning(
+        caps, family.manifest(), options.problem, family.description().shipped_tuning,
+        family.description().efficiency != nullptr && !options.problem.empty(), options.form);
+    said = match.to_string();
+    if (match.entry) {
+      std::string why;
+      ranking =
+          tuned_ranking(carry_tuning(*match.entry, family, caps, options.problem, &why), ranking);
+      if (!why.empty()) said += "\n" + why;
+      found = *match.entry;
+    }
+  }
+  if (!found && options.variant.empty() && !options.problem.empty() && ranking.shape_score) {
+    ranking = shaped_ranking(ranking, options.problem);
+  }
+  if (rule) *rule = ranking.rule;
+  if (tuning) *tuning = said;
+  if (entry) *entry = std::move(found);
+  return plan(family.manifest(), caps, options, ranking);
+}
+
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
                   const LoadOptions& options) {
   check_context_and_device(context, device, "load " + family.manifest().family);
   const DeviceCaps caps = DeviceCaps::query(device);
   const std::shared_ptr<Store> store = options.store ? options.store : Store::user();
   const std::shared_ptr<ProgramCache> cache = options.cache ? options.cache : ProgramCache::user();
-  Ranking ranking = family.description().ranking;
   Explanation explanation;
   std::optional<TuningEntry> entry;
-  if (options.use_tuning && options.variant.empty()) {
-    const TuningMatch match = store->find_tuning(
-        caps, family.manifest(), options.problem, family.description().shipped_tuning,
-        family.description().efficiency != nullptr && !options.problem.empty());
-    explanation.tuning = match.to_string();
-    if (match.entry) {
-      std::string why;
-      ranking =
-          tuned_ranking(carry_tuning(*match.entry, family, caps, options.problem, &why), ranking);
-      if (!why.empty()) explanation.tuning += "\n" + why;
-      entry = *match.entry;
-    }
-  }
-  if (!entry && options.variant.empty() && !options.problem.empty() && ranking.shape_score) {
-    ranking = shaped_ranking(ranking, options.problem);
-  }
-  Plan p = plan(family.manifest(), caps, options, ranking);
+  Plan p = ranked_plan(family, caps, options, &explanation.ranking, &explanation.tuning, &entry);
   explanation.device = caps.summary();
-  explanation.ranking = ranking.rule;
   std::vector<std::string> notes = detail::environment_notes();
   for (const DriverQuirk& q : driver_quirks(caps)) {
     explanation.quirks.push_back(q.id + " (" + q.versions + "): " + q.breaks + "; " + q.fatcl_does);

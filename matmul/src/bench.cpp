@@ -442,6 +442,58 @@ void mark_slow_entries(const BenchSize& size, double factor, std::vector<BenchEn
   }
 }
 
+constexpr double kOnlineSettleSeconds = 30;
+
+// A product's first calls: a fresh Matmul learning online (shipped entries
+// only, in memory), each call timed and checked; then its choice timed.
+BenchOnline bench_online(const cl::Context& context, const cl::Device& device,
+                         const cl::CommandQueue& queue, const MatmulProblem& p, int reps,
+                         int calls) {
+  MatmulOptions o;
+  o.online = true;
+  o.store = std::make_shared<Store>();
+  Matmul matmul(context, device, o);
+  BenchOnline out;
+  out.learned = !matmul.online_report(p.m, p.n, p.k).empty();
+  // The calls asked for, then on (untimed by the bench, at most
+  // kOnlineSettleSeconds) until the choice is made, so that what is timed
+  // after is the eventual choice.
+  const auto start_all = std::chrono::steady_clock::now();
+  for (int call = 1;; ++call) {
+    const bool asked = call <= calls;
+    if (!asked &&
+        (!out.learned || out.settled_at ||
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_all).count() >
+             kOnlineSettleSeconds)) {
+      break;
+    }
+    double ms = 0;
+    const CheckedRun r = run_checked(queue, p, [&] {
+      queue.finish();
+      const auto start = std::chrono::steady_clock::now();
+      matmul.enqueue(queue, p.a, p.b, p.c, p.m, p.n, p.k);
+      queue.finish();
+      ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+               .count();
+      return std::string();
+    });
+    out.all_ok = out.all_ok && r.ok;
+    if (asked) out.call_ms.push_back(ms);
+    const std::string said = matmul.online_report(p.m, p.n, p.k);
+    if (out.learned && !out.settled_at && said.find("(chosen)") != std::string::npos) {
+      out.settled_at = std::size_t(call);
+    }
+  }
+  out.report = matmul.online_report(p.m, p.n, p.k);
+  const LoadedKernel& chosen = matmul.loaded_for(p.m, p.n, p.k);
+  out.choice = chosen.variant.name;
+  out.choice_tier = chosen.tier;
+  const double ms = median_ms(
+      queue, [&] { matmul.enqueue(queue, p.a, p.b, p.c, p.m, p.n, p.k); }, reps);
+  out.choice_gflops = ms > 0 ? 2.0 * double(p.m) * double(p.n) * double(p.k) / (ms * 1e6) : 0;
+  return out;
+}
+
 }  // namespace
 
 BenchReport run_bench(const cl::Context& context, const cl::Device& device,
@@ -487,8 +539,11 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
     size.auto_variant = tuned.variant.name;
     size.auto_tier = tuned.tier;
     size.auto_tuning = tuned.explanation.tuning.substr(0, tuned.explanation.tuning.find('\n'));
-    size.tuned =
-        tuned.tuning_entry && tuned.tuning_entry->size_class() == size_class({s.m, s.n, s.k});
+    // Measured here: not carried from a similar device (Store::find_tuning).
+    const std::optional<TuningEntry>& e = tuned.tuning_entry;
+    size.tuned = e && e->size_class() == size_class({s.m, s.n, s.k}) &&
+                 e->driver == caps.driver_version &&
+                 (!e->measured_on || e->device == caps.device_name);
     size.auto_gflops =
         choice_gflops(queue, p, reps, automatic, size, size.auto_variant, tuned.tier, progress);
     const LoadedKernel& untuned_choice = heuristic.loaded_for(s.m, s.n, s.k);
@@ -504,6 +559,10 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
           queue, p, reps, [&] { return x.run(queue, p.a, p.b, p.c, s.m, s.n, s.k); }, r);
       r.rounds = reps;
       size.results.push_back(r);
+    }
+    if (options.online_calls > 0) {
+      clock.step(s, "online learning, " + std::to_string(options.online_calls) + " calls");
+      size.online = bench_online(context, device, queue, p, reps, options.online_calls);
     }
     mark_slow_entries(size, options.slow_factor, entries);
     report.sizes.push_back(std::move(size));

@@ -168,6 +168,31 @@ std::string BenchReport::to_text() const {
              detail::format("%.2f", s.heuristic_gflops / best->gflops) + "x\n  " + s.auto_tuning +
              "\n";
     }
+    if (s.online) {
+      const BenchOnline& o = *s.online;
+      out += "  online, " + std::to_string(o.call_ms.size()) + " calls" +
+             (o.all_ok ? " (every result right)" : " (A RESULT WAS WRONG)") + ": ";
+      if (!o.learned) {
+        out += "nothing learned (an entry measured on this device decided)";
+      } else if (o.settled_at) {
+        out += "chose after call " + std::to_string(o.settled_at);
+      } else {
+        out += "no choice made within 30 s of calls";
+      }
+      out += ", runs " + o.choice + " [" + tier_text(o.choice_tier) + "] " +
+             detail::format("%.1f", o.choice_gflops) + " GFLOP/s";
+      if (best)
+        out += " = " + detail::format("%.2f", o.choice_gflops / best->gflops) + "x the best";
+      if (o.choice_call_ms() > 0) {
+        out += "; slowest call " + detail::format("%.2f", o.slowest_vs_choice(true)) +
+               "x the choice's, after the first " +
+               detail::format("%.2f", o.slowest_vs_choice(false)) + "x";
+      } else {
+        out += "; no call of the " + std::to_string(o.call_ms.size()) + " ran the choice";
+      }
+      out += "\n";
+      if (o.learned) out += "  " + o.report + "\n";
+    }
     for (const auto& [tier, name] : compared_tiers()) {
       if (const std::optional<TierComparison> t = compare_tiers(s, tier)) {
         out += "  " + name + " / source over " + std::to_string(t->variants) +
@@ -179,6 +204,25 @@ std::string BenchReport::to_text() const {
     }
   }
   return out + choice_summary_text(sizes);
+}
+
+double BenchOnline::choice_call_ms() const {
+  std::vector<double> after;
+  if (settled_at || !learned) {
+    after.assign(call_ms.begin() + std::min(call_ms.size(), settled_at), call_ms.end());
+  }
+  if (after.empty()) return 0;  // no call ran the choice
+  std::sort(after.begin(), after.end());
+  return after[after.size() / 2];
+}
+
+double BenchOnline::slowest_vs_choice(bool with_first) const {
+  const double choice = choice_call_ms();
+  double slowest = 0;
+  for (std::size_t i = with_first ? 0 : 1; i < call_ms.size(); ++i) {
+    slowest = std::max(slowest, call_ms[i]);
+  }
+  return choice > 0 ? slowest / choice : 0;
 }
 
 std::string BenchReport::to_json() const {
@@ -221,6 +265,20 @@ std::string BenchReport::to_json() const {
     size["heuristic_tier"] = tier_text(s.heuristic_tier);
     size["heuristic_gflops"] = s.heuristic_gflops;
     size["heuristic_vs_best"] = best ? json(s.heuristic_gflops / best->gflops) : json(nullptr);
+    if (s.online) {
+      const BenchOnline& o = *s.online;
+      size["online"] = {{"calls_ms", o.call_ms},
+                        {"all_ok", o.all_ok},
+                        {"learned", o.learned},
+                        {"settled_at", o.settled_at},
+                        {"choice", o.choice},
+                        {"choice_tier", tier_text(o.choice_tier)},
+                        {"choice_gflops", o.choice_gflops},
+                        {"choice_vs_best", best ? json(o.choice_gflops / best->gflops) : json()},
+                        {"slowest_vs_choice", o.slowest_vs_choice(true)},
+                        {"slowest_after_first_vs_choice", o.slowest_vs_choice(false)},
+                        {"report", o.report}};
+    }
     if (const BenchResult* naive = s.find("naive"); naive && best) {
       size["best_fatcl_vs_naive"] = best->gflops / naive->gflops;
     }

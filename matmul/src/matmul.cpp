@@ -1,6 +1,7 @@
 #include "fatcl/matmul.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <map>
 
@@ -24,17 +25,16 @@ struct Matmul::Impl {
     LoadedKernel loaded;
     MatmulKernel kernel;
     cl::Kernel sum;  // a skinny family's second pass, made on first use
-
-    const cl::Kernel& sum_kernel() {
-      if (!sum()) {
-        cl_int err = CL_SUCCESS;
-        cl_kernel k = clCreateKernel(loaded.program(), "matmul_splitk_sum", &err);
-        check_cl(err, "clCreateKernel(matmul_splitk_sum) from " + loaded.variant.name);
-        sum = cl::Kernel(k, false);
-      }
-      return sum;
-    }
+    // While the choice is learned (MatmulOptions::online), and what it said.
+    std::unique_ptr<OnlineChoice> online;
+    std::string online_report;
   };
+  // Enqueues the product with `kernel` (of `chosen`'s family); `sum` is its
+  // program's second pass of a split K, made here where it is needed first.
+  cl::Event launch(const cl::CommandQueue& queue, Chosen& chosen, const LoadedKernel& kernel,
+                   cl::Kernel& sum, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+                   std::size_t m, std::size_t n, std::size_t k, std::vector<cl_event> events);
+  void learn_online(Chosen& chosen, const std::vector<std::size_t>& problem);
   std::map<std::string, std::unique_ptr<Chosen>> by_class;
 
   // The skinny families' partial products, kept between enqueues, and the
@@ -179,7 +179,34 @@ Matmul::Impl::Chosen& Matmul::Impl::chosen_for(std::size_t m, std::size_t n, std
     chosen = tuned_for(problem);
     chosen->loaded.explanation.family = skinny_failure;
   }
+  learn_online(*chosen, problem);
   return *by_class.emplace(key, std::move(chosen)).first->second;
+}
+
+// With MatmulOptions::online (or FATCL_TUNE=online), where no entry measured
+// on this device for this size class decided: the candidates' builds start.
+void Matmul::Impl::learn_online(Chosen& chosen, const std::vector<std::size_t>& problem) {
+  if (!(options.online || online_tuning_requested()) || !options.variant.empty() ||
+      !options.use_tuning) {
+    return;
+  }
+  const std::optional<TuningEntry>& e = chosen.loaded.tuning_entry;
+  if (e && e->size_class() == size_class(problem) && e->driver == caps.driver_version &&
+      (!e->measured_on || e->device == caps.device_name)) {
+    return;  // measured here
+  }
+  const Family& family = matmul_family(chosen.kernel);
+  const LoadOptions lo = load_options(problem, true);
+  std::vector<std::string> variants = online_candidates(
+      family, caps, lo, chosen.loaded.variant.name, options.online_options.candidates);
+  chosen.online = std::make_unique<OnlineChoice>(context, device, family, problem, chosen.loaded,
+                                                 std::move(variants), lo, options.online_options);
+  chosen.online_report = chosen.online->report();
+}
+
+std::string Matmul::online_report(std::size_t m, std::size_t n, std::size_t k) const {
+  const Impl::Chosen& chosen = impl_->chosen_for(m, n, k);
+  return chosen.online ? chosen.online->report() : chosen.online_report;
 }
 
 // The skinny family that serves this shape, by its tuning entries for it
@@ -339,30 +366,61 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
   Impl::Chosen& chosen = d.chosen_for(m, n, k);
   std::vector<cl_event> events;
   for (const cl::Event& e : wait) events.push_back(e());
+  if (!chosen.online) {
+    return d.launch(queue, chosen, chosen.loaded, chosen.sum, a, b, c, m, n, k, events);
+  }
+  const OnlineChoice::Turn turn = chosen.online->next();
+  cl::Kernel sum;
+  if (!turn.timed) return d.launch(queue, chosen, *turn.kernel, sum, a, b, c, m, n, k, events);
+  // A timed call: the queue finished before and after, by the host clock.
+  check_cl(clFinish(queue()), "clFinish before a timed call (learning online)");
+  const auto start = std::chrono::steady_clock::now();
+  cl::Event last = d.launch(queue, chosen, *turn.kernel, sum, a, b, c, m, n, k, events);
+  check_cl(clFinish(queue()), "clFinish after a timed call (learning online)");
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  chosen.online->record(turn, ms, 2.0 * double(m) * double(n) * double(k));
+  if (chosen.online->settled()) {
+    chosen.loaded = chosen.online->choice();
+    chosen.sum = cl::Kernel();
+    chosen.online_report = chosen.online->report();
+    chosen.online.reset();
+  }
+  return last;
+}
+
+cl::Event Matmul::Impl::launch(const cl::CommandQueue& queue, Chosen& chosen,
+                               const LoadedKernel& kernel, cl::Kernel& sum, const cl::Buffer& a,
+                               const cl::Buffer& b, const cl::Buffer& c, std::size_t m,
+                               std::size_t n, std::size_t k, std::vector<cl_event> events) {
   cl::Event last;
-  const std::size_t step = d.k_per_launch;
+  const std::size_t step = k_per_launch;
   for (std::size_t k0 = 0; k0 < k; k0 += step) {
     const std::size_t kc = std::min(step, k - k0);
     const bool accumulate = k0 > 0;
-    const Variant& v = chosen.loaded.variant;
-    const std::size_t splits = d.options.k_splits
-                                   ? std::min(d.options.k_splits, kc)
-                                   : matmul_k_splits(chosen.kernel, v, m, n, kc, d.caps);
-    const LaunchGeometry g = matmul_geometry(chosen.kernel, v, m, n, d.free_local, splits);
+    const Variant& v = kernel.variant;
+    const std::size_t splits = options.k_splits ? std::min(options.k_splits, kc)
+                                                : matmul_k_splits(chosen.kernel, v, m, n, kc, caps);
+    const LaunchGeometry g = matmul_geometry(chosen.kernel, v, m, n, free_local, splits);
     const bool skinny = matmul_is_skinny(chosen.kernel);
     if (splits == 1) {
-      last = detail::launch_matmul(queue, chosen.loaded.kernel, g, a, b, c, m, n, kc, k, n, n, k0,
+      last = detail::launch_matmul(queue, kernel.kernel, g, a, b, c, m, n, kc, k, n, n, k0,
                                    accumulate, events, skinny ? &c : nullptr);
     } else {
       // The partial products go to the workspace, which the previous
       // split product (maybe on another queue) must have finished reading.
-      const cl::Buffer& w = d.workspace_for(splits * m * n);
-      if (d.workspace_free()) events.push_back(d.workspace_free());
-      const cl::Event parts = detail::launch_matmul(queue, chosen.loaded.kernel, g, a, b, c, m, n,
-                                                    kc, k, n, n, k0, false, events, &w);
-      last = detail::launch_splitk_sum(queue, chosen.sum_kernel(), w, c, m, n, splits, n,
-                                       accumulate, {parts()});
-      d.workspace_free = last;
+      const cl::Buffer& w = workspace_for(splits * m * n);
+      if (workspace_free()) events.push_back(workspace_free());
+      if (!sum()) {
+        cl_int err = CL_SUCCESS;
+        cl_kernel s = clCreateKernel(kernel.program(), "matmul_splitk_sum", &err);
+        check_cl(err, "clCreateKernel(matmul_splitk_sum) from " + v.name);
+        sum = cl::Kernel(s, false);
+      }
+      const cl::Event parts = detail::launch_matmul(queue, kernel.kernel, g, a, b, c, m, n, kc, k,
+                                                    n, n, k0, false, events, &w);
+      last = detail::launch_splitk_sum(queue, sum, w, c, m, n, splits, n, accumulate, {parts()});
+      workspace_free = last;
     }
     events = {last()};
   }

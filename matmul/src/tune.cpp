@@ -1,4 +1,5 @@
 #include "fatcl/tune.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include <thread>
 
 #include "fatcl/bench.hpp"
+#include "fatcl/store.hpp"
 #include "matmul_tiled.hpp"
 
 namespace fatcl {
@@ -417,6 +419,65 @@ TEST(Auto, SkinnyProductsSplitKDeterministically) {
                         return o;
                       }()),
                Error);
+}
+
+// Learning online: the first calls of a shape with no entry measured here
+// time the candidates on the real calls (every result checked), the
+// fastest is kept in the store, and the next Matmul reads it at once.
+TEST(Auto, OnlineLearningTimesRealCallsAndTheNextRunReadsIt) {
+  REQUIRE_RUNTIME();
+  Runtime& rt = runtime();
+  auto store = std::make_shared<Store>();
+  MatmulOptions o;
+  o.online = true;
+  o.store = store;
+  o.online_options.candidates = 3;
+  const Size shape{130, 70, 90};
+  Matmul matmul(rt.context, rt.device, o);
+  const std::string before = matmul.online_report(shape.m, shape.n, shape.k);
+  EXPECT_NE(before.find("online: 3 candidates for 130x70x90, 0 timed calls"), std::string::npos)
+      << before;
+  // Every call computes the whole product; between calls the candidates
+  // build on their own thread (seconds on a CPU runtime).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+  std::size_t calls = 0;
+  std::string report;
+  do {
+    ASSERT_LE(run_and_compare(matmul, shape), kMatmulTolerance) << "call " << calls;
+    ++calls;
+    report = matmul.online_report(shape.m, shape.n, shape.k);
+    if (report.find("(chosen)") == std::string::npos) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  } while (report.find("(chosen)") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline);
+  ASSERT_NE(report.find("(chosen)"), std::string::npos) << report;
+  std::cout << "after " << calls << " calls: " << report << "\n";
+  EXPECT_NE(report.find("kept in the store"), std::string::npos) << report;
+  // At most three candidates of a warm-up call and two timings each.
+  const std::size_t timed = std::stoul(report.substr(report.find(", ") + 2));
+  EXPECT_GE(timed, 3u) << report;
+  EXPECT_LE(timed, 9u) << report;
+  const LoadedKernel& learned = matmul.loaded_for(shape.m, shape.n, shape.k);
+  EXPECT_NE(report.find(learned.variant.name + " [" + to_string(learned.tier) + "]"),
+            std::string::npos)
+      << report;
+  EXPECT_LE(run_and_compare(matmul, shape), kMatmulTolerance);
+  ASSERT_EQ(store->tuning().size(), 1u);
+  const TuningEntry e = store->tuning().front();
+  EXPECT_EQ(e.problem, (std::vector<std::size_t>{130, 70, 90}));
+  EXPECT_EQ(e.provenance.rfind("fatcl online on ", 0), 0u) << e.provenance;
+  ASSERT_TRUE(e.measured_on);
+  EXPECT_EQ(e.ranking.front().variant, learned.variant.name);
+  EXPECT_GT(e.ranking.front().gflops, 0);
+  // The next run: the entry decides at once, nothing is learned again.
+  Matmul next(rt.context, rt.device, o);
+  const LoadedKernel& again = next.loaded_for(shape.m, shape.n, shape.k);
+  EXPECT_EQ(again.variant.name, learned.variant.name);
+  ASSERT_TRUE(again.tuning_entry);
+  EXPECT_EQ(again.tuning_entry->provenance, e.provenance);
+  EXPECT_EQ(next.online_report(shape.m, shape.n, shape.k), "");
+  EXPECT_LE(run_and_compare(next, shape), kMatmulTolerance);
 }
 
 // Every family chooses for itself; the explicit families load their own.

@@ -21,7 +21,7 @@ namespace {
 struct BenchVerbOptions {
   std::string platform, sizes, chart, tier, startup_child;
   std::size_t device = 0, top = 0;
-  int reps = 5;
+  int reps = 5, online_calls = 0;
   bool json = false, clblast = true, startup = false;
 };
 
@@ -54,6 +54,7 @@ int run_bench_verb(const BenchVerbOptions& o) {
   }
   options.top = o.top;
   options.repetitions = o.reps;
+  options.online_calls = o.online_calls;
   options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   const cl::Device device = pick_device(o.platform, o.device);
   const cl::Context context = context_for(device);
@@ -94,6 +95,11 @@ VerbRun add_bench(CLI::App& app) {
                   "the device takes, in one run; \"both\" is another name for it)");
   cmd->add_option("--reps", o->reps, "timed runs per kernel and size, median (1 to 100)")
       ->check(CLI::Range(1, 100));
+  cmd->add_option("--online", o->online_calls,
+                  "also call each size N times (0 to 1000) as a product learning its choice "
+                  "online would (FATCL_TUNE=online, shipped entries only), each call timed and "
+                  "checked")
+      ->check(CLI::Range(0, 1000));
   cmd->add_flag("!--no-clblast", o->clblast, "do not time CLBlast");
   cmd->add_flag("--json", o->json, "print one JSON document to stdout");
   cmd->add_option("--chart", o->chart, "write GFLOP/s against size as an SVG file");

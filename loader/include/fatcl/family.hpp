@@ -26,6 +26,20 @@ namespace fatcl {
 using TrialLaunch = std::function<std::string(const cl::Context&, const cl::Device&,
                                               const cl::Kernel&, const Variant&)>;
 
+// One problem set up for timing a family's variants: `run` enqueues one
+// launch of a variant's kernel on it (arguments set, geometry from the
+// variant's parameters) and returns "" or why it could not; `work` is the
+// operations of one run (a tuning entry's rate is work / ms / 1e6, GFLOP/s
+// for a flop count).
+struct TimedProblem {
+  double work = 0;
+  std::function<std::string(const cl::CommandQueue&, const cl::Kernel&, const Variant&)> run;
+};
+// A family's timing launch: allocates the inputs of `problem` (the sizes a
+// tuning entry keys on) in `context`. Throws fatcl::Error if it cannot.
+using TimingLaunch = std::function<TimedProblem(const cl::Context&, const cl::Device&,
+                                                const std::vector<std::size_t>& problem)>;
+
 // How a family orders the variants that fit a device: a score (higher is
 // tried first; ties keep the manifest's order) and the rule in words for the
 // explanation. Without a score, the manifest's order.
@@ -67,6 +81,9 @@ struct FamilyDescription {
   // other sizes is re-ranked by it (carry_tuning); none: its order stands.
   std::function<double(const Variant&, const DeviceCaps&, const std::vector<std::size_t>&)>
       efficiency;
+  // How to time a variant on a problem: with it, tune_family() measures the
+  // family and its entries choose as the SGEMM's do (fatcl/online.hpp).
+  TimingLaunch timing;
 };
 
 // A kernel family as embedded by fatcl_add_kernel_variants().

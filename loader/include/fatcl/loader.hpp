@@ -49,6 +49,9 @@ struct LoadOptions {
   // The problem's sizes (e.g. M, N, K) for the tuning lookup; empty: the
   // entry of the largest problem tuned.
   std::vector<std::size_t> problem;
+  // The problem's form, for a family that serves several (TuningEntry::form):
+  // the tuning lookup keys on it, and online learning records it.
+  std::string form;
 };
 
 // The loader's plan for one device: the chain of (variant, tier) attempts in
@@ -73,6 +76,16 @@ struct Plan {
 // SPIR-V version, then as PTX on NVIDIA's OpenCL, then from source.
 Plan plan(const Manifest& manifest, const DeviceCaps& caps, const LoadOptions& options = {},
           const Ranking& ranking = {});
+
+// The plan load() walks for these options: ranked by the store's tuning
+// entry for the problem where one matches (carried to the problem by the
+// family's model, carry_tuning), else by the family's model of the problem
+// (Ranking::shape_score), else by its ranking. `rule`, `tuning` and `entry`
+// (each may be null) get the ranking in words, the tuning paragraph of the
+// explanation and the entry that ranked the plan.
+Plan ranked_plan(const Family& family, const DeviceCaps& caps, const LoadOptions& options,
+                 std::string* rule = nullptr, std::string* tuning = nullptr,
+                 std::optional<TuningEntry>* entry = nullptr);
 
 // A loaded, ready kernel with the reasons it was chosen.
 // Where a loaded program came from: the driver built it now from the tier's

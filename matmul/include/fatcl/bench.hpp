@@ -76,6 +76,10 @@ struct BenchOptions {
   // of seconds a run at 2048. At most 1: every kernel gets every round.
   double slow_factor = 10;
   std::vector<ExternalKernel> external;
+  // After the other kernels of a size: a fresh Matmul learning online
+  // (MatmulOptions::online, with the shipped entries only) called this many
+  // times on the size, each call timed and its result checked; 0: none.
+  int online_calls = 0;
   // Progress lines ("[i/n] size: kernel (elapsed, about N s left)"); may be empty.
   std::function<void(const std::string&)> progress;
 };
@@ -93,15 +97,37 @@ struct BenchResult {
   std::string failure;        // why it did not run, "" if it did
 };
 
+// A product's first calls of one shape while the choice is learned online.
+struct BenchOnline {
+  std::vector<double> call_ms;  // each call, host clock around a finished queue
+  bool all_ok = true;           // every call's result checked right
+  // The call after which the choice was made (the bench calls on past
+  // call_ms, up to 30 s, until it is); 0: not made.
+  std::size_t settled_at = 0;
+  bool learned = false;  // false: an entry measured here decided, nothing learned
+  std::string choice;    // the variant the calls run in the end, and its tier
+  std::optional<Tier> choice_tier;
+  double choice_gflops = 0;  // timed like the other kernels, after the calls
+  std::string report;        // OnlineChoice::report
+  // The median of the calls (within call_ms) after the choice was made, and
+  // the slowest call over it: of all calls, and of all but the first (whose
+  // kernel a driver may still be building, learning or not); 0 where no
+  // call ran the choice.
+  double choice_call_ms() const;
+  double slowest_vs_choice(bool with_first) const;
+};
+
 struct BenchSize {
   BenchShape shape;
+  std::optional<BenchOnline> online;
   std::vector<BenchResult> results;  // in the order run
   std::string auto_variant;          // what fatcl::Matmul chooses by itself for this shape
   std::optional<Tier> auto_tier;     // and in which tier
   std::string auto_tuning;           // the tuning entry that decided, or why none did
-  // A tuning entry measured for this size class on this device (its name
-  // or a pattern that matches it) decided the automatic choice; false: an
-  // entry of another size class or the family's ranking did.
+  // A tuning entry measured for this size class on this device and driver
+  // (its name, or a pattern an older entry used) decided the automatic
+  // choice; false: an entry of another size class or of a similar device,
+  // or the family's ranking, did.
   bool tuned = false;
   double auto_gflops = 0;
   std::string heuristic_variant;  // what it chooses without the store

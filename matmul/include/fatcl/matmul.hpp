@@ -13,6 +13,7 @@
 
 #include "fatcl/checked_run.hpp"
 #include "fatcl/loader.hpp"
+#include "fatcl/online.hpp"
 
 namespace fatcl {
 
@@ -66,6 +67,13 @@ struct MatmulOptions {
   // The skinny families: split K into this many parts (1 to
   // kMatmulMaxKSplits, at most K); 0: matmul_k_splits decides.
   std::size_t k_splits = 0;
+  // Learn the choice on the first calls (also FATCL_TUNE=online): for a
+  // shape whose size class has no entry measured on this device, enqueue
+  // times the leading candidates (online_candidates) on the real calls, one
+  // per call, and keeps the fastest in the store (fatcl/online.hpp says
+  // what it costs). Not with a forced variant or without tuning.
+  bool online = false;
+  OnlineOptions online_options;
 };
 
 // The bundled families (manifest, source and SPIR-V embedded in fatcl::matmul),
@@ -125,8 +133,9 @@ class Matmul {
   Matmul& operator=(const Matmul&) = delete;
 
   // Enqueues C[M x N] = A[M x K] * B[K x N] (row-major float) on `queue`,
-  // with the variant chosen for this shape (loaded_for), and returns the
-  // event of its last launch (K is split into launches of at
+  // with the variant chosen for this shape (loaded_for; while learning
+  // online, the candidate whose turn it is, the call then finished before it
+  // returns), and returns the event of its last launch (K is split into launches of at
   // most kMatmulMaxKPerLaunch, each waiting for the one before). Throws
   // fatcl::Error if M, N or K is 0 or above INT_MAX, if a buffer is smaller
   // than its matrix, or if a launch fails. Not thread-safe: one Matmul per
@@ -147,6 +156,9 @@ class Matmul {
   // 16). For a size of 0, loaded().
   const LoadedKernel& loaded_for(std::size_t m, std::size_t n, std::size_t k) const;
   const Explanation& explanation() const { return loaded().explanation; }
+  // What learning online timed for this shape so far, or learned
+  // (OnlineChoice::report); "" where nothing is learned for it.
+  std::string online_report(std::size_t m, std::size_t n, std::size_t k) const;
   // The family the loaded variant belongs to.
   MatmulKernel kernel() const;
   // The work-group the kernel launches with.

@@ -3,13 +3,17 @@
 // double-precision reference, and the bundled SGEMM (fatcl::matmul).
 //   consumer [PLATFORM-SUBSTRING [EXPECTED-TIER]]
 // Prints "consumer OK" and exits 0 when both computed right.
+#include <chrono>
 #include <cmath>
 #include <fatcl/loader.hpp>
 #include <fatcl/matmul.hpp>
+#include <fatcl/online.hpp>
+#include <fatcl/store.hpp>
 #include <iostream>
 #include <limits>
 #include <optional>
 #include <random>
+#include <thread>
 
 #include "saxpy.hpp"
 #include "saxpy_sealed.hpp"
@@ -70,6 +74,91 @@ bool run_saxpy(const cl::Context& context, const cl::Device& device, const cl::C
   return compute_saxpy(context, queue, k, "saxpy");
 }
 
+// The product's family measured like the SGEMM: its timing launch lets
+// fatcl::tune_family rank its variants on this device, the entry then
+// chooses what load() loads, and learning online picks among them on real
+// calls, every call checked.
+fatcl::TimedProblem saxpy_timing(const cl::Context& context, const cl::Device&,
+                                 const std::vector<std::size_t>& problem) {
+  const std::size_t n = problem.at(0);
+  const std::size_t bytes = sizeof(float) * n;
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> data(n);
+  for (float& v : data) v = dist(rng);
+  const cl_mem_flags in = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
+  auto x = std::make_shared<cl::Buffer>(context, in, bytes, data.data());
+  auto y = std::make_shared<cl::Buffer>(context, in, bytes, data.data());
+  auto z = std::make_shared<cl::Buffer>(context, CL_MEM_WRITE_ONLY, bytes);
+  fatcl::TimedProblem t;
+  t.work = 2.0 * double(n);
+  t.run = [=](const cl::CommandQueue& queue, const cl::Kernel& k, const fatcl::Variant& v) {
+    cl::Kernel kernel = k;
+    kernel.setArg(0, int(n));
+    kernel.setArg(1, 1.5f);
+    kernel.setArg(2, *x);
+    kernel.setArg(3, *y);
+    kernel.setArg(4, *z);
+    const std::size_t per_item = std::size_t(v.param("WPT") * v.param("VW"));
+    const cl_int err = queue.enqueueNDRangeKernel(kernel, cl::NullRange,
+                                                  cl::NDRange((n + per_item - 1) / per_item));
+    return err == CL_SUCCESS ? std::string() : "enqueue: " + fatcl::cl_status_name(err);
+  };
+  return t;
+}
+
+bool run_saxpy_measured(const cl::Context& context, const cl::Device& device,
+                        const cl::CommandQueue& queue) {
+  fatcl::FamilyDescription d;
+  d.timing = saxpy_timing;
+  const fatcl::Family family(fatcl_kernels::saxpy(), d);
+  auto store = std::make_shared<fatcl::Store>();
+  fatcl::FamilyTuneOptions o;
+  o.store = store;
+  o.repetitions = 3;
+  // Small enough for Oclgrind, which interprets every launch.
+  const std::vector<std::size_t> problem{1 << 14};
+  const fatcl::FamilyTuneReport tuned = fatcl::tune_family(context, device, family, {problem}, o);
+  for (const std::string& f : tuned.failures) std::cout << "saxpy tune: " << f << "\n";
+  if (tuned.entries.size() != 1 || tuned.entries[0].ranking.empty() ||
+      tuned.entries[0].ranking[0].gflops <= 0) {
+    std::cout << "saxpy tune: no entry\n";
+    return false;
+  }
+  const fatcl::TuningEntry& e = tuned.entries[0];
+  std::cout << "saxpy tuned: " << e.ranking.size() << " variants, fastest " << e.ranking[0].variant
+            << " (" << e.ranking[0].gflops << " GFLOP/s)\n";
+  fatcl::LoadOptions lo;
+  lo.store = store;
+  lo.problem = problem;
+  const fatcl::LoadedKernel k = fatcl::load(context, device, family, lo);
+  if (k.variant.name != e.ranking[0].variant || !k.tuning_entry) {
+    std::cout << "saxpy: the entry's fastest did not load (" << k.variant.name << ")\n";
+    return false;
+  }
+  if (!compute_saxpy(context, queue, k, "saxpy (tuned)")) return false;
+  // Online, in another store: the first calls time the candidates.
+  fatcl::LoadOptions online_load;
+  online_load.store = std::make_shared<fatcl::Store>();
+  online_load.problem = problem;
+  const fatcl::LoadedKernel first = fatcl::load(context, device, family, online_load);
+  const fatcl::DeviceCaps caps = fatcl::DeviceCaps::query(device);
+  fatcl::OnlineChoice online(
+      context, device, family, problem, first,
+      fatcl::online_candidates(family, caps, online_load, first.variant.name, 3), online_load);
+  for (int call = 0; call < 200 && !online.settled(); ++call) {
+    const fatcl::OnlineChoice::Turn turn = online.next();
+    const auto start = std::chrono::steady_clock::now();
+    if (!compute_saxpy(context, queue, *turn.kernel, "saxpy (online)")) return false;
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    online.record(turn, ms, 2.0 * 10007);
+    if (!turn.timed) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::cout << online.report() << "\n";
+  return online.settled() && online_load.store->tuning().size() == 1;
+}
+
 // The NO_SOURCE family: no OpenCL C in the product. Where the device takes
 // SPIR-V it loads from its module, on NVIDIA's OpenCL from its PTX (where
 // the build made PTX), and computes right; elsewhere loading fails saying
@@ -123,8 +212,9 @@ int main(int argc, char** argv) {
     const cl::Device device = fatcl::pick_device(platform);
     const cl::Context context(device);
     const cl::CommandQueue queue(context, device);
-    const bool ok = run_saxpy(context, device, queue, tier) && run_sealed(context, device, queue) &&
-                    run_matmul(context, device, queue);
+    const bool ok = run_saxpy(context, device, queue, tier) &&
+                    run_saxpy_measured(context, device, queue) &&
+                    run_sealed(context, device, queue) && run_matmul(context, device, queue);
     std::cout << (ok ? "consumer OK" : "consumer FAILED") << "\n";
     return ok ? 0 : 1;
   } catch (const fatcl::Error& e) {

@@ -1,0 +1,158 @@
+// Learning in the field (opt-in: FATCL_TUNE=online, or a family user's
+// option such as MatmulOptions::online). On the first calls of a problem
+// class that no entry measured on this device names, a family's user times
+// the leading candidates on the real calls, one candidate per call, each
+// call still computing its whole result with a variant that loaded; the
+// fastest is then kept as a tuning entry in the store, so that the next run
+// loads it at once. The other candidates are built on a thread of their
+// own meanwhile, so no call waits for a build.
+//
+// What it costs, bounded: while learning, each timed call waits for the
+// queue to finish before and after it (the calls in between stay
+// asynchronous); at most `candidates` variants are built once more (from the
+// program cache where it has them), and each is timed at most `rounds`
+// times after `warmup` calls, one that ran `drop_factor` times slower than
+// the fastest no more after that.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fatcl/loader.hpp"
+
+namespace fatcl {
+
+// FATCL_TUNE=online.
+bool online_tuning_requested();
+
+struct OnlineOptions {
+  std::size_t candidates = 3;  // the current choice and up to 2 more
+  int rounds = 2;              // timed calls per candidate (after the warm-up)
+  double drop_factor = 3;      // slower than this times the fastest: timed once only
+  // Calls per candidate before its timings count: a driver may finish
+  // building a kernel at its first launch (PoCL compiles for the work-group
+  // size then), which is not the kernel's speed.
+  int warmup = 1;
+};
+
+// Which candidate the next call runs, apart from any device (the tests
+// drive it with made-up timings). Candidate 0 is the current choice, ready
+// from the start; the others become ready as they are built, or fail. Each
+// ready candidate runs `warmup` calls and is then timed `rounds` times, the
+// least run first; one slower than drop_factor times the fastest so far is
+// not run again (a warm-up: than the fastest call of any kind so far, since
+// each candidate's first call is a warm-up).
+// Meanwhile, and once settled, the calls run the fastest so far.
+class OnlineTrial {
+ public:
+  explicit OnlineTrial(std::size_t candidates, const OnlineOptions& options = {});
+
+  void ready(std::size_t candidate);
+  void fail(std::size_t candidate);
+  struct Turn {
+    std::size_t candidate = 0;
+    bool timed = false;  // the call is one of the candidate's timings
+  };
+  Turn next() const;
+  void record(std::size_t candidate, double ms);
+  // Every candidate failed, or was timed its rounds or dropped.
+  bool settled() const;
+  // The candidate with the lowest time so far (0 before any timing).
+  std::size_t best() const;
+  // Its lowest time; infinity where it has none.
+  double best_ms(std::size_t candidate) const;
+  std::size_t timings(std::size_t candidate) const;
+  bool dropped(std::size_t candidate) const;
+  std::size_t size() const { return state_.size(); }
+
+ private:
+  struct State {
+    bool ready = false, failed = false, dropped = false;
+    int runs = 0;            // warm-up calls included
+    std::vector<double> ms;  // the timings that count
+  };
+  std::vector<State> state_;
+  OnlineOptions options_;
+  double fastest_seen_ = std::numeric_limits<double>::infinity();  // any call, warm-ups too
+};
+
+// The variants an online choice tries for a problem, at most `n`: `current`
+// first, then the plan load() would walk for these options (a tuning entry's
+// order, else the family's model of the problem, else its ranking), then
+// the fastest of each other measured device of this platform and device
+// type (the store's and the family's shipped entries), most similar first.
+std::vector<std::string> online_candidates(const Family& family, const DeviceCaps& caps,
+                                           const LoadOptions& options, const std::string& current,
+                                           std::size_t n);
+
+// One problem class being learned: the candidates' builds, their timings,
+// and at the end the entry in the store.
+class OnlineChoice {
+ public:
+  // `current` is the kernel the calls would run otherwise (candidate 0);
+  // the other variants are loaded with `load` (its store and cache) on a
+  // thread of this object's, each in the tier `load`'s ranked plan tries it
+  // first (a tuning entry's tier where it measured one), else the first
+  // that loads. The entry
+  // goes into load.store (null: Store::user()).
+  OnlineChoice(const cl::Context& context, const cl::Device& device, const Family& family,
+               std::vector<std::size_t> problem, LoadedKernel current,
+               std::vector<std::string> variants, LoadOptions load,
+               const OnlineOptions& options = {});
+  ~OnlineChoice();  // waits for the build in flight
+  OnlineChoice(const OnlineChoice&) = delete;
+  OnlineChoice& operator=(const OnlineChoice&) = delete;
+
+  struct Turn {
+    const LoadedKernel* kernel = nullptr;
+    std::size_t candidate = 0;
+    bool timed = false;  // time this call (host clock around a finished queue)
+  };
+  Turn next();
+  // A timed turn's call took `ms` for `operations` (the entry's rate is
+  // operations / ms, as GFLOP/s for a flop count). Once every candidate is
+  // settled, the entry is stored and saved (a store that cannot be written
+  // leaves a note in report()).
+  void record(const Turn& turn, double ms, double operations);
+  bool settled() const;
+  // The fastest so far; once settled, its explanation's tuning paragraph
+  // says what was timed.
+  const LoadedKernel& choice() const;
+  // "online: 4 candidates for 1024x1024x1024, 8 timed calls: <variant>
+  // 2.10 ms (chosen), ...".
+  std::string report() const;
+  // Every timed call so far, in order: the candidate and its time.
+  std::vector<std::pair<std::string, double>> calls() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Tuning any family that gives a timing launch (FamilyDescription::timing):
+// each variant that fits the device, in its first tier that loads, timed on
+// each problem (median of `repetitions` runs by the host clock around a
+// finished queue); an entry per problem, ranked fastest first, put into the
+// store (null: Store::user()) and saved, as fatcl tune does for the SGEMM.
+struct FamilyTuneOptions {
+  int repetitions = 5;
+  std::string form;  // the entries' TuningEntry::form
+  std::shared_ptr<Store> store;
+  std::shared_ptr<ProgramCache> cache;
+};
+struct FamilyTuneReport {
+  std::vector<TuningEntry> entries;   // one per problem where a variant ran
+  std::vector<std::string> failures;  // "variant: why" for each that did not load or run
+  std::string store_note;             // "" or why the store could not be written
+};
+// Throws fatcl::Error if the family has no timing launch or the launch
+// cannot set a problem up.
+FamilyTuneReport tune_family(const cl::Context& context, const cl::Device& device,
+                             const Family& family,
+                             const std::vector<std::vector<std::size_t>>& problems,
+                             const FamilyTuneOptions& options = {});
+
+}  // namespace fatcl

@@ -1,0 +1,405 @@
+#include "fatcl/online.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "environment.hpp"
+#include "fatcl/store.hpp"
+
+namespace fatcl {
+
+bool online_tuning_requested() { return detail::online_tuning_from_environment(); }
+
+OnlineTrial::OnlineTrial(std::size_t candidates, const OnlineOptions& options)
+    : state_(std::max<std::size_t>(1, candidates)), options_(options) {
+  state_[0].ready = true;
+}
+
+void OnlineTrial::ready(std::size_t c) { state_.at(c).ready = true; }
+void OnlineTrial::fail(std::size_t c) { state_.at(c).failed = true; }
+
+OnlineTrial::Turn OnlineTrial::next() const {
+  std::optional<std::size_t> pick;
+  for (std::size_t c = 0; c < state_.size(); ++c) {
+    const State& s = state_[c];
+    if (!s.ready || s.failed || s.dropped || s.runs >= options_.warmup + options_.rounds) continue;
+    if (!pick || s.runs < state_[*pick].runs) pick = c;
+  }
+  if (pick) return {*pick, true};
+  return {best(), false};
+}
+
+void OnlineTrial::record(std::size_t c, double ms) {
+  State& s = state_.at(c);
+  fastest_seen_ = std::min(fastest_seen_, ms);
+  if (s.runs++ < options_.warmup) {
+    // A warm-up does not count, except that one already far slower than
+    // every call so far (warm-ups included: each a first launch) ends the
+    // candidate.
+    if (ms > options_.drop_factor * fastest_seen_) s.dropped = true;
+    return;
+  }
+  s.ms.push_back(ms);
+  const std::size_t b = best();
+  for (std::size_t i = 0; i < state_.size(); ++i) {
+    if (i != b && !state_[i].ms.empty() && best_ms(i) > options_.drop_factor * best_ms(b)) {
+      state_[i].dropped = true;
+    }
+  }
+}
+
+bool OnlineTrial::settled() const {
+  for (const State& s : state_) {
+    if (s.failed || s.dropped) continue;
+    if (!s.ready || s.ms.size() < std::size_t(options_.rounds)) return false;
+  }
+  return true;
+}
+
+double OnlineTrial::best_ms(std::size_t c) const {
+  const std::vector<double>& ms = state_.at(c).ms;
+  return ms.empty() ? std::numeric_limits<double>::infinity()
+                    : *std::min_element(ms.begin(), ms.end());
+}
+
+std::size_t OnlineTrial::best() const {
+  std::size_t b = 0;
+  for (std::size_t c = 1; c < state_.size(); ++c) {
+    if (!state_[c].failed && best_ms(c) < best_ms(b)) b = c;
+  }
+  return b;
+}
+
+std::size_t OnlineTrial::timings(std::size_t c) const { return state_.at(c).ms.size(); }
+bool OnlineTrial::dropped(std::size_t c) const { return state_.at(c).dropped; }
+
+std::vector<std::string> online_candidates(const Family& family, const DeviceCaps& caps,
+                                           const LoadOptions& options, const std::string& current,
+                                           std::size_t n) {
+  std::vector<std::string> out{current};
+  std::set<std::string> fits;
+  LoadOptions ranked = options;
+  ranked.variant.clear();
+  ranked.tier.reset();
+  const Plan p = ranked_plan(family, caps, ranked);
+  for (const Variant* v : p.variants()) fits.insert(v->name);
+  auto add = [&](const std::string& name) {
+    if (out.size() < n && fits.count(name) &&
+        std::find(out.begin(), out.end(), name) == out.end()) {
+      out.push_back(name);
+    }
+  };
+  // Half the places for the plan's leaders, the rest for what led on other
+  // devices of this compiler: the plan's order is a guess here.
+  const std::size_t from_plan = std::max<std::size_t>(2, (n + 1) / 2);
+  for (const Variant* v : p.variants()) {
+    if (out.size() >= from_plan) break;
+    add(v->name);
+  }
+  const std::shared_ptr<Store> store = options.store ? options.store : Store::user();
+  std::vector<TuningEntry> entries = store->tuning();
+  const auto& shipped = family.description().shipped_tuning;
+  entries.insert(entries.end(), shipped.begin(), shipped.end());
+  const DeviceProfile here = caps.profile();
+  std::vector<std::pair<double, std::string>> leaders;
+  for (const TuningEntry& e : entries) {
+    if (e.family != family.manifest().family || e.form != options.form || !e.measured_on ||
+        e.ranking.empty()) {
+      continue;
+    }
+    const double similarity = device_similarity(*e.measured_on, here);
+    if (similarity > 0) leaders.push_back({similarity, e.ranking.front().variant});
+  }
+  std::stable_sort(leaders.begin(), leaders.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& l : leaders) add(l.second);
+  for (const Variant* v : p.variants()) add(v->name);
+  return out;
+}
+
+struct OnlineChoice::Impl {
+  cl::Context context;
+  cl::Device device;
+  const Family* family = nullptr;
+  std::vector<std::size_t> problem;
+  std::vector<std::string> variants;
+  std::vector<std::optional<Tier>> first_tier;  // where the ranked plan tries each first
+  LoadOptions load;
+  DeviceCaps caps;
+
+  mutable std::mutex mutex;  // guards built, failures and trial
+  std::vector<std::optional<LoadedKernel>> built;
+  std::vector<std::string> failures;
+  OnlineTrial trial;
+  std::vector<std::pair<std::string, double>> calls;
+  std::vector<double> operations;  // per candidate, of its timings
+  bool stored = false;
+  std::string store_note;
+
+  std::atomic<bool> stop{false};
+  std::thread builder;
+
+  Impl(std::size_t n, const OnlineOptions& options) : built(n), failures(n), trial(n, options) {}
+
+  void build_all() {
+    for (std::size_t c = 1; c < variants.size() && !stop; ++c) {
+      LoadOptions o = load;
+      o.variant = variants[c];
+      o.use_tuning = false;
+      // In the tier the ranking tries it first (a tuning entry's, where it
+      // measured one faster), else down the loader's chain.
+      if (!o.tier) o.tier = first_tier[c];
+      std::optional<LoadedKernel> k;
+      std::string failure;
+      for (int attempt = 0; attempt < 2 && !k; ++attempt) {
+        try {
+          k = fatcl::load(context, device, *family, o);
+        } catch (const std::exception& e) {
+          failure = e.what();
+          failure = failure.substr(0, failure.find('\n'));
+          if (!o.tier || load.tier) break;
+          o.tier.reset();
+        }
+      }
+      // A first launch here, on the family's small trial problem: a driver
+      // may finish building the kernel then (PoCL compiles for the
+      // work-group size), which the product's call would otherwise wait for.
+      if (k && family->description().trial) {
+        try {
+          (void)family->description().trial(context, device, k->kernel, k->variant);
+        } catch (const std::exception&) {
+          // Only a warm-up: the timed calls check nothing less for it.
+        }
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      if (k) {
+        built[c] = std::move(k);
+        trial.ready(c);
+      } else {
+        failures[c] = failure;
+        trial.fail(c);
+      }
+    }
+  }
+
+  std::string describe_locked() const;
+  void store_entry_locked();
+};
+
+OnlineChoice::OnlineChoice(const cl::Context& context, const cl::Device& device,
+                           const Family& family, std::vector<std::size_t> problem,
+                           LoadedKernel current, std::vector<std::string> variants,
+                           LoadOptions load, const OnlineOptions& options) {
+  if (variants.empty() || variants.front() != current.variant.name) {
+    variants.insert(variants.begin(), current.variant.name);
+  }
+  impl_ = std::make_unique<Impl>(variants.size(), options);
+  Impl& d = *impl_;
+  d.context = context;
+  d.device = device;
+  d.family = &family;
+  d.problem = std::move(problem);
+  d.variants = std::move(variants);
+  d.load = std::move(load);
+  d.caps = DeviceCaps::query(device);
+  d.first_tier.resize(d.variants.size());
+  LoadOptions ranked = d.load;
+  ranked.variant.clear();
+  for (const Candidate& c : ranked_plan(family, d.caps, ranked).chain) {
+    for (std::size_t i = 0; i < d.variants.size(); ++i) {
+      if (d.variants[i] == c.variant->name && !d.first_tier[i]) d.first_tier[i] = c.tier;
+    }
+  }
+  d.built[0] = std::move(current);
+  d.operations.assign(d.variants.size(), 0);
+  if (d.variants.size() > 1) d.builder = std::thread([&d] { d.build_all(); });
+}
+
+OnlineChoice::~OnlineChoice() {
+  if (impl_ && impl_->builder.joinable()) {
+    impl_->stop = true;
+    impl_->builder.join();
+  }
+}
+
+OnlineChoice::Turn OnlineChoice::next() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const OnlineTrial::Turn t = impl_->trial.next();
+  return {&*impl_->built[t.candidate], t.candidate, t.timed};
+}
+
+void OnlineChoice::record(const Turn& turn, double ms, double operations) {
+  Impl& d = *impl_;
+  std::lock_guard<std::mutex> lock(d.mutex);
+  if (!turn.timed || d.stored) return;
+  d.trial.record(turn.candidate, ms);
+  d.operations[turn.candidate] = operations;
+  d.calls.push_back({d.variants[turn.candidate], ms});
+  if (d.trial.settled()) d.store_entry_locked();
+}
+
+bool OnlineChoice::settled() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->trial.settled();
+}
+
+const LoadedKernel& OnlineChoice::choice() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return *impl_->built[impl_->trial.best()];
+}
+
+std::string OnlineChoice::report() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->describe_locked();
+}
+
+std::vector<std::pair<std::string, double>> OnlineChoice::calls() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->calls;
+}
+
+std::string OnlineChoice::Impl::describe_locked() const {
+  const std::size_t best = trial.best();
+  std::string out = "online: " + std::to_string(variants.size()) + " candidates for " +
+                    problem_text(problem) + ", " + std::to_string(calls.size()) + " timed calls:";
+  for (std::size_t c = 0; c < variants.size(); ++c) {
+    out += (c ? "; " : " ") + variants[c];
+    if (built[c]) out += std::string(" [") + to_string(built[c]->tier) + "]";
+    if (trial.timings(c)) {
+      char text[64];
+      std::snprintf(text, sizeof text, " %.3f ms", trial.best_ms(c));
+      out += text;
+    }
+    if (!failures[c].empty()) out += " did not load (" + failures[c] + ")";
+    if (trial.dropped(c)) out += " (dropped: slower than the fastest by the drop factor)";
+    if (trial.settled() && c == best) out += " (chosen)";
+  }
+  if (stored) out += "; kept in the store";
+  if (!store_note.empty()) out += "; " + store_note;
+  return out;
+}
+
+// The entry: the timed candidates, fastest first, at the rate they ran.
+void OnlineChoice::Impl::store_entry_locked() {
+  TuningEntry e =
+      measured_entry(caps, family->manifest().family, load.form, problem, "fatcl online");
+  std::vector<std::size_t> order;
+  for (std::size_t c = 0; c < variants.size(); ++c) {
+    if (built[c] && trial.timings(c)) order.push_back(c);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return trial.best_ms(a) < trial.best_ms(b);
+  });
+  for (std::size_t c : order) {
+    const LoadedKernel& k = *built[c];
+    const double gflops = operations[c] / (trial.best_ms(c) * 1e6);
+    e.ranking.push_back({k.variant.name, tier_sha256(family->manifest(), k.variant, k.tier), k.tier,
+                         std::isfinite(gflops) ? gflops : 0});
+  }
+  stored = true;
+  LoadedKernel& chosen = *built[trial.best()];
+  chosen.tuning_entry = e;
+  chosen.explanation.tuning = describe_locked();
+  const std::shared_ptr<Store> store = load.store ? load.store : Store::user();
+  store->put_tuning(std::move(e));
+  try {
+    store->save();
+  } catch (const std::exception& x) {
+    store_note = std::string("the store could not be written: ") + x.what();
+  }
+  chosen.explanation.tuning = describe_locked();
+}
+
+FamilyTuneReport tune_family(const cl::Context& context, const cl::Device& device,
+                             const Family& family,
+                             const std::vector<std::vector<std::size_t>>& problems,
+                             const FamilyTuneOptions& options) {
+  const std::string name = family.manifest().family;
+  if (!family.description().timing) {
+    throw Error("tune_family: the family " + name + " gives no timing launch");
+  }
+  const DeviceCaps caps = DeviceCaps::query(device);
+  const std::shared_ptr<Store> store = options.store ? options.store : Store::user();
+  cl_int err = CL_SUCCESS;
+  cl_command_queue q = clCreateCommandQueue(context(), device(), 0, &err);
+  check_cl(err, "clCreateCommandQueue (tune_family " + name + ")");
+  const cl::CommandQueue queue(q, false);
+  FamilyTuneReport report;
+  // Each fitting variant, loaded once.
+  std::vector<LoadedKernel> loaded;
+  LoadOptions lo;
+  lo.store = store;
+  lo.cache = options.cache;
+  lo.use_tuning = false;
+  lo.form = options.form;
+  for (const Variant* v : plan(family.manifest(), caps, lo).variants()) {
+    LoadOptions one = lo;
+    one.variant = v->name;
+    try {
+      loaded.push_back(load(context, device, family, one));
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      report.failures.push_back(v->name + ": " + what.substr(0, what.find('\n')));
+    }
+  }
+  const int reps = std::max(1, options.repetitions);
+  for (const std::vector<std::size_t>& problem : problems) {
+    const TimedProblem timed = family.description().timing(context, device, problem);
+    std::vector<std::pair<double, const LoadedKernel*>> times;
+    // A product's launch that throws is a failure of that variant.
+    auto run = [&](const LoadedKernel& k) {
+      try {
+        return timed.run(queue, k.kernel, k.variant);
+      } catch (const std::exception& e) {
+        return std::string("the timing launch threw: ") + e.what();
+      }
+    };
+    for (const LoadedKernel& k : loaded) {
+      std::vector<double> ms;
+      std::string failure = run(k);  // the warm-up
+      const cl_int finished = clFinish(queue());
+      if (failure.empty() && finished != CL_SUCCESS)
+        failure = "clFinish: " + cl_status_name(finished);
+      for (int r = 0; r < reps && failure.empty(); ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        failure = run(k);
+        check_cl(clFinish(queue()), "clFinish (tune_family " + name + ")");
+        ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
+      }
+      if (!failure.empty()) {
+        report.failures.push_back(k.variant.name + " on " + problem_text(problem) + ": " + failure);
+        continue;
+      }
+      std::sort(ms.begin(), ms.end());
+      times.push_back({ms[ms.size() / 2], &k});
+    }
+    if (times.empty()) continue;
+    std::stable_sort(times.begin(), times.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    TuningEntry e = measured_entry(caps, name, options.form, problem, "fatcl::tune_family");
+    for (const auto& [ms, k] : times) {
+      const double rate = ms > 0 ? timed.work / (ms * 1e6) : 0;
+      e.ranking.push_back({k->variant.name, tier_sha256(family.manifest(), k->variant, k->tier),
+                           k->tier, std::isfinite(rate) ? rate : 0});
+    }
+    store->put_tuning(e);
+    report.entries.push_back(std::move(e));
+  }
+  try {
+    store->save();
+  } catch (const std::exception& x) {
+    report.store_note = std::string("the store could not be written: ") + x.what();
+  }
+  return report;
+}
+
+}  // namespace fatcl
