@@ -26,6 +26,10 @@ void OnlineTrial::ready(std::size_t c) { state_.at(c).ready = true; }
 void OnlineTrial::fail(std::size_t c) { state_.at(c).failed = true; }
 
 OnlineTrial::Turn OnlineTrial::next() const {
+  // No timing while a build runs: on a CPU it takes cores from the call.
+  for (const State& s : state_) {
+    if (!s.ready && !s.failed) return {best(), false};
+  }
   std::optional<std::size_t> pick;
   for (std::size_t c = 0; c < state_.size(); ++c) {
     const State& s = state_[c];

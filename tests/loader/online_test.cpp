@@ -7,36 +7,35 @@
 namespace fatcl {
 namespace {
 
-// The current choice is timed first; the others as they are built, the
-// least timed first; the fastest is chosen once every one was timed its
-// rounds, failed or was dropped.
-TEST(OnlineTrial, TimesEachReadyCandidateItsRoundsThenRunsTheFastest) {
+// Nothing is timed while a candidate is still being built (a build takes
+// cores from a CPU's call): the current choice runs untimed. Then each is
+// timed its rounds, the least run first, and the fastest is chosen once
+// every one was timed, failed or was dropped.
+TEST(OnlineTrial, TimesEachCandidateItsRoundsOnceAllAreBuiltThenRunsTheFastest) {
   OnlineTrial t(3, {3, 2, 3, 0});
   OnlineTrial::Turn turn = t.next();
   EXPECT_EQ(turn.candidate, 0u);
-  EXPECT_TRUE(turn.timed);
-  t.record(0, 10);
-  t.record(t.next().candidate, 11);
-  // Candidate 0 has its rounds; nothing else is built yet: it runs, untimed.
-  turn = t.next();
-  EXPECT_EQ(turn.candidate, 0u);
   EXPECT_FALSE(turn.timed);
-  EXPECT_FALSE(t.settled());
   t.ready(2);
+  EXPECT_FALSE(t.next().timed);
+  t.fail(1);
+  turn = t.next();
+  EXPECT_TRUE(turn.timed);
+  EXPECT_EQ(turn.candidate, 0u);
+  t.record(0, 10);
   turn = t.next();
   EXPECT_EQ(turn.candidate, 2u);
-  EXPECT_TRUE(turn.timed);
   t.record(2, 4);
-  t.record(2, 5);
-  // The fastest so far runs while candidate 1 is being built.
-  EXPECT_EQ(t.next().candidate, 2u);
-  EXPECT_FALSE(t.next().timed);
-  EXPECT_EQ(t.best(), 2u);
-  EXPECT_DOUBLE_EQ(t.best_ms(2), 4);
-  t.fail(1);
+  t.record(t.next().candidate, 11);
+  EXPECT_FALSE(t.settled());
+  t.record(t.next().candidate, 5);
   EXPECT_TRUE(t.settled());
   EXPECT_EQ(t.best(), 2u);
+  EXPECT_DOUBLE_EQ(t.best_ms(2), 4);
   EXPECT_EQ(t.timings(1), 0u);
+  // Settled: the fastest runs, untimed.
+  EXPECT_EQ(t.next().candidate, 2u);
+  EXPECT_FALSE(t.next().timed);
 }
 
 // A candidate slower than drop_factor times the fastest is timed once only,

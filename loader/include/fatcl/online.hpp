@@ -5,7 +5,8 @@
 // call still computing its whole result with a variant that loaded; the
 // fastest is then kept as a tuning entry in the store, so that the next run
 // loads it at once. The other candidates are built on a thread of their
-// own meanwhile, so no call waits for a build.
+// own meanwhile, so no call waits for a build; the timing starts once they
+// are built.
 //
 // What it costs, bounded: while learning, each timed call waits for the
 // queue to finish before and after it (the calls in between stay
@@ -40,7 +41,8 @@ struct OnlineOptions {
 
 // Which candidate the next call runs, apart from any device (the tests
 // drive it with made-up timings). Candidate 0 is the current choice, ready
-// from the start; the others become ready as they are built, or fail. Each
+// from the start; the others become ready as they are built, or fail. Once
+// none is still being built (a build takes cores from a CPU's call), each
 // ready candidate runs `warmup` calls and is then timed `rounds` times, the
 // least run first; one slower than drop_factor times the fastest so far is
 // not run again (a warm-up: than the fastest call of any kind so far, since
