@@ -264,11 +264,6 @@ std::string OnlineChoice::report() const {
   return impl_->describe_locked();
 }
 
-std::vector<std::pair<std::string, double>> OnlineChoice::calls() const {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->calls;
-}
-
 std::string OnlineChoice::Impl::describe_locked() const {
   const std::size_t best = trial.best();
   std::string out = "online: " + std::to_string(variants.size()) + " candidates for " +
@@ -331,10 +326,7 @@ FamilyTuneReport tune_family(const cl::Context& context, const cl::Device& devic
   }
   const DeviceCaps caps = DeviceCaps::query(device);
   const std::shared_ptr<Store> store = options.store ? options.store : Store::user();
-  cl_int err = CL_SUCCESS;
-  cl_command_queue q = clCreateCommandQueue(context(), device(), 0, &err);
-  check_cl(err, "clCreateCommandQueue (tune_family " + name + ")");
-  const cl::CommandQueue queue(q, false);
+  const cl::CommandQueue queue = queue_for(context, device);
   FamilyTuneReport report;
   // Each fitting variant, loaded once.
   std::vector<LoadedKernel> loaded;

@@ -442,8 +442,6 @@ void mark_slow_entries(const BenchSize& size, double factor, std::vector<BenchEn
   }
 }
 
-constexpr double kOnlineSettleSeconds = 30;
-
 // A product's first calls: a fresh Matmul learning online (shipped entries
 // only, in memory), each call timed and checked; then its choice timed.
 BenchOnline bench_online(const cl::Context& context, const cl::Device& device,

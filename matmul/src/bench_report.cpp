@@ -177,7 +177,7 @@ std::string BenchReport::to_text() const {
       } else if (o.settled_at) {
         out += "chose after call " + std::to_string(o.settled_at);
       } else {
-        out += "no choice made within 30 s of calls";
+        out += detail::format("no choice made within %.0f s of calls", kOnlineSettleSeconds);
       }
       out += ", runs " + o.choice + " [" + tier_text(o.choice_tier) + "] " +
              detail::format("%.1f", o.choice_gflops) + " GFLOP/s";

@@ -201,7 +201,6 @@ void Matmul::Impl::learn_online(Chosen& chosen, const std::vector<std::size_t>& 
       family, caps, lo, chosen.loaded.variant.name, options.online_options.candidates);
   chosen.online = std::make_unique<OnlineChoice>(context, device, family, problem, chosen.loaded,
                                                  std::move(variants), lo, options.online_options);
-  chosen.online_report = chosen.online->report();
 }
 
 std::string Matmul::online_report(std::size_t m, std::size_t n, std::size_t k) const {

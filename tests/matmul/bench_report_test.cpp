@@ -118,6 +118,40 @@ TEST(BenchReport, JsonCarriesTheRatiosAndEachResult) {
   EXPECT_EQ(s.at("results").at(5).at("tier"), "");  // CLBlast has none
 }
 
+// A size called as a product learning online: after which call it chose,
+// the choice over the fastest, and the slowest call over the median call
+// after the choice (with and without the first).
+TEST(BenchReport, OnlineCallsSayWhenTheChoiceWasMadeAndWhatTheyCost) {
+  BenchReport r = report();
+  BenchOnline o;
+  o.call_ms = {9, 2, 6, 2, 1, 1, 1.2, 0.8, 1};
+  o.learned = true;
+  o.settled_at = 5;
+  o.choice = "matmul_blocked_A";
+  o.choice_tier = Tier::SpirV;
+  o.choice_gflops = 90;
+  o.report = "online: 3 candidates for 64x64x64, 9 timed calls: ...";
+  r.sizes[0].online = o;
+  const nlohmann::json j = nlohmann::json::parse(r.to_json());
+  const nlohmann::json& online = j["sizes"][0]["online"];
+  EXPECT_EQ(online["settled_at"], 5);
+  EXPECT_DOUBLE_EQ(online["choice_vs_best"].get<double>(), 0.9);
+  // After call 5: 1, 1.2, 0.8, 1 -> median 1 (the upper middle).
+  EXPECT_DOUBLE_EQ(online["slowest_vs_choice"].get<double>(), 9);
+  EXPECT_DOUBLE_EQ(online["slowest_after_first_vs_choice"].get<double>(), 6);
+  EXPECT_FALSE(j["sizes"][1].contains("online"));
+  const std::string text = r.to_text();
+  EXPECT_NE(text.find("online, 9 calls (every result right): chose after call 5, runs "
+                      "matmul_blocked_A [spirv] 90.0 GFLOP/s = 0.90x the best; slowest call "
+                      "9.00x the choice's, after the first 6.00x"),
+            std::string::npos)
+      << text;
+  // Not settled within the calls: no call ran the choice.
+  r.sizes[0].online->settled_at = 0;
+  EXPECT_NE(r.to_text().find("no choice made within 30 s of calls"), std::string::npos);
+  EXPECT_NE(r.to_text().find("no call of the 9 ran the choice"), std::string::npos);
+}
+
 TEST(BenchReport, ChartDrawsALinePerSeriesWithItsLegend) {
   const std::string svg = report().to_svg();
   EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);

@@ -84,8 +84,9 @@ class OnlineTrial {
 // The variants an online choice tries for a problem, at most `n`: `current`
 // first, then the plan load() would walk for these options (a tuning entry's
 // order, else the family's model of the problem, else its ranking), then
-// the fastest of each other measured device of this platform and device
-// type (the store's and the family's shipped entries), most similar first.
+// the fastest of each entry measured on a device of this platform and type
+// (the store's and the family's shipped entries, this device's other size
+// classes among them), the most similar device first.
 std::vector<std::string> online_candidates(const Family& family, const DeviceCaps& caps,
                                            const LoadOptions& options, const std::string& current,
                                            std::size_t n);
@@ -126,8 +127,6 @@ class OnlineChoice {
   // "online: 4 candidates for 1024x1024x1024, 8 timed calls: <variant>
   // 2.10 ms (chosen), ...".
   std::string report() const;
-  // Every timed call so far, in order: the candidate and its time.
-  std::vector<std::pair<std::string, double>> calls() const;
 
  private:
   struct Impl;

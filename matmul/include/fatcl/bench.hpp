@@ -98,11 +98,14 @@ struct BenchResult {
 };
 
 // A product's first calls of one shape while the choice is learned online.
+// After the calls asked for, the bench calls on (untimed) for at most this
+// long until the choice is made, then times it.
+constexpr double kOnlineSettleSeconds = 30;
 struct BenchOnline {
   std::vector<double> call_ms;  // each call, host clock around a finished queue
   bool all_ok = true;           // every call's result checked right
   // The call after which the choice was made (the bench calls on past
-  // call_ms, up to 30 s, until it is); 0: not made.
+  // call_ms, up to kOnlineSettleSeconds, until it is); 0: not made.
   std::size_t settled_at = 0;
   bool learned = false;  // false: an entry measured here decided, nothing learned
   std::string choice;    // the variant the calls run in the end, and its tier
