@@ -84,6 +84,8 @@ std::size_t OnlineTrial::best() const {
 std::size_t OnlineTrial::timings(std::size_t c) const { return state_.at(c).ms.size(); }
 bool OnlineTrial::dropped(std::size_t c) const { return state_.at(c).dropped; }
 
+constexpr double kPredictedTooSlow = 3;
+
 std::vector<std::string> online_candidates(const Family& family, const DeviceCaps& caps,
                                            const LoadOptions& options, const std::string& current,
                                            std::size_t n) {
@@ -92,10 +94,22 @@ std::vector<std::string> online_candidates(const Family& family, const DeviceCap
   LoadOptions ranked = options;
   ranked.variant.clear();
   ranked.tier.reset();
-  const Plan p = ranked_plan(family, caps, ranked);
+  std::optional<TuningEntry> entry;
+  const Plan p = ranked_plan(family, caps, ranked, nullptr, nullptr, &entry);
   for (const Variant* v : p.variants()) fits.insert(v->name);
+  // A variant the entry that ranks the plan measured at under a third of
+  // its fastest would cost a slow call to find that out again.
+  auto measured_slow = [&](const std::string& name) {
+    if (!entry) return false;
+    double fastest = 0, rate = -1;
+    for (const TunedVariant& t : entry->ranking) {
+      fastest = std::max(fastest, t.gflops);
+      if (t.variant == name) rate = std::max(rate, t.gflops);
+    }
+    return rate >= 0 && rate * kPredictedTooSlow < fastest;
+  };
   auto add = [&](const std::string& name) {
-    if (out.size() < n && fits.count(name) &&
+    if (out.size() < n && fits.count(name) && !measured_slow(name) &&
         std::find(out.begin(), out.end(), name) == out.end()) {
       out.push_back(name);
     }
