@@ -246,6 +246,12 @@ std::string problem_text(const std::vector<std::size_t>& problem) {
 
 std::string TuningEntry::size_class() const { return fatcl::size_class(problem); }
 
+bool measured_here(const TuningEntry& e, const DeviceCaps& caps) {
+  return e.platform == caps.platform_name && e.driver == caps.driver_version &&
+         (e.measured_on ? e.device == caps.device_name
+                        : device_matches(e.device, caps.device_name));
+}
+
 TuningEntry measured_entry(const DeviceCaps& caps, const std::string& family,
                            const std::string& form, const std::vector<std::size_t>& problem,
                            const std::string& who) {
@@ -519,7 +525,7 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
         e->platform == caps.platform_name && device_matches(e->device, caps.device_name);
     double similarity = 0;
     std::string because;
-    if (named && e->driver == caps.driver_version) {
+    if (measured_here(*e, caps)) {
       similarity = 1;
     } else if (e->measured_on) {
       similarity = device_similarity(*e->measured_on, here, &because);

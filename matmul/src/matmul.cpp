@@ -191,8 +191,7 @@ void Matmul::Impl::learn_online(Chosen& chosen, const std::vector<std::size_t>& 
     return;
   }
   const std::optional<TuningEntry>& e = chosen.loaded.tuning_entry;
-  if (e && e->size_class() == size_class(problem) && e->driver == caps.driver_version &&
-      (!e->measured_on || e->device == caps.device_name)) {
+  if (e && e->size_class() == size_class(problem) && measured_here(*e, caps)) {
     return;  // measured here
   }
   const Family& family = matmul_family(chosen.kernel);
