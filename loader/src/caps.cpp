@@ -1,11 +1,11 @@
 // DeviceCaps: reading a device, and what its IL version lets it take.
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <sstream>
 #include <utility>
 #include <vector>
 
+#include "fatcl/detail/format.hpp"
 #include "fatcl/loader.hpp"
 
 namespace fatcl {
@@ -227,9 +227,7 @@ double device_similarity(const DeviceProfile& measured, const DeviceProfile& her
   auto number = [&](const char* what, double weight, double there, double mine) {
     const double r = ratio(there, mine);
     score += weight * r;
-    char text[96];
-    std::snprintf(text, sizeof text, "%s %.0f here, %.0f there", what, mine, there);
-    said.push_back(text);
+    said.push_back(detail::format("%s %.0f here, %.0f there", what, mine, there));
   };
   if (measured.vendor == here.vendor) {
     score += 0.2;

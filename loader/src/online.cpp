@@ -4,13 +4,13 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
 
 #include "environment.hpp"
+#include "fatcl/detail/format.hpp"
 #include "fatcl/store.hpp"
 
 namespace fatcl {
@@ -285,11 +285,7 @@ std::string OnlineChoice::Impl::describe_locked() const {
   for (std::size_t c = 0; c < variants.size(); ++c) {
     out += (c ? "; " : " ") + variants[c];
     if (built[c]) out += std::string(" [") + to_string(built[c]->tier) + "]";
-    if (trial.timings(c)) {
-      char text[64];
-      std::snprintf(text, sizeof text, " %.3f ms", trial.best_ms(c));
-      out += text;
-    }
+    if (trial.timings(c)) out += detail::format(" %.3f ms", trial.best_ms(c));
     if (!failures[c].empty()) out += " did not load (" + failures[c] + ")";
     if (trial.dropped(c)) out += " (dropped: slower than the fastest by the drop factor)";
     if (trial.settled() && c == best) out += " (chosen)";

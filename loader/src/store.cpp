@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -20,6 +19,7 @@
 #include <sstream>
 
 #include "fatcl/detail/atomic_file.hpp"
+#include "fatcl/detail/format.hpp"
 #include "fatcl/detail/json_fields.hpp"
 
 namespace fatcl {
@@ -289,21 +289,17 @@ std::string TuningMatch::to_string() const {
            " variants ranked by measured speed, fastest " + entry->ranking.front().variant + " (" +
            std::to_string(static_cast<long long>(entry->ranking.front().gflops)) + " GFLOP/s)";
     if (similarity < 1) {
-      char text[80];
-      std::snprintf(text, sizeof text, "%.2f", similarity);
       out +=
           "\nno entry was measured on this device and driver; the most similar measured "
           "device is " +
-          entry->device + " [" + entry->driver + "], similarity " + text + " (" + similar_because +
-          ")";
+          entry->device + " [" + entry->driver + "], similarity " +
+          detail::format("%.2f", similarity) + " (" + similar_because + ")";
     }
   } else {
     out += "no tuning entry for this device and driver: the family's own ranking";
     if (!nearest_unused.empty()) {
-      char text[40];
-      std::snprintf(text, sizeof text, "%.2f", kSimilarEnough);
-      out += "\nthe most similar measured device, " + nearest_unused + ", is below the " + text +
-             " at which its entries carry";
+      out += "\nthe most similar measured device, " + nearest_unused + ", is below the " +
+             detail::format("%.2f", kSimilarEnough) + " at which its entries carry";
     }
   }
   for (const std::string& p : passed_over) out += "\npassed over: " + p;
@@ -532,9 +528,8 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
       if (similarity < kSimilarEnough) {
         if (similarity > nearest_unused) {
           nearest_unused = similarity;
-          char text[64];
-          std::snprintf(text, sizeof text, " (similarity %.2f: ", similarity);
-          match.nearest_unused = e->device + " [" + e->driver + "]" + text + because + ")";
+          match.nearest_unused = e->device + " [" + e->driver + "]" +
+                                 detail::format(" (similarity %.2f: ", similarity) + because + ")";
         }
         continue;
       }
