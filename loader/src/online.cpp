@@ -76,7 +76,8 @@ double OnlineTrial::best_ms(std::size_t c) const {
 std::size_t OnlineTrial::best() const {
   std::size_t b = 0;
   for (std::size_t c = 1; c < state_.size(); ++c) {
-    if (!state_[c].failed && best_ms(c) < best_ms(b)) b = c;
+    if (state_[c].failed || best_ms(c) * options_.margin >= best_ms(0)) continue;
+    if (b == 0 || best_ms(c) < best_ms(b)) b = c;
   }
   return b;
 }

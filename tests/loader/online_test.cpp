@@ -62,6 +62,24 @@ TEST(OnlineTrial, ASlowCandidateIsTimedOnce) {
   EXPECT_EQ(t.next().candidate, 2u);
 }
 
+// The current choice stays unless another candidate is `margin` faster:
+// two timings a candidate are too few to tell a few per cent apart.
+TEST(OnlineTrial, TheCurrentChoiceStaysUnlessAnotherIsClearlyFaster) {
+  auto learned = [](double challenger_ms) {
+    OnlineTrial t(2, {2, 2, 3, 0, 1.10});
+    t.ready(1);
+    while (!t.settled()) {
+      const OnlineTrial::Turn turn = t.next();
+      t.record(turn.candidate, turn.candidate == 0 ? 10.0 : challenger_ms);
+    }
+    return t.best();
+  };
+  EXPECT_EQ(learned(9.5), 0u);  // 5 % faster: within the margin
+  EXPECT_EQ(learned(9.2), 0u);
+  EXPECT_EQ(learned(8.5), 1u);  // 15 % faster
+  EXPECT_EQ(learned(12), 0u);
+}
+
 TEST(OnlineTrial, OneCandidateSettlesAfterItsRounds) {
   OnlineTrial t(1, {1, 2, 3, 0});
   t.record(t.next().candidate, 1);

@@ -37,6 +37,12 @@ struct OnlineOptions {
   // building a kernel at its first launch (PoCL compiles for the work-group
   // size then), which is not the kernel's speed.
   int warmup = 1;
+  // Another candidate replaces the current choice only when its lowest time
+  // is at least this much faster than the current's: two timings a
+  // candidate are noisy on a busy CPU (on 2 cores of a Zen 4, 2026-12-01,
+  // learning without a margin kept variants the bench then timed at
+  // 0.75-0.84 of the current choice).
+  double margin = 1.10;
 };
 
 // Which candidate the next call runs, apart from any device (the tests
@@ -62,7 +68,8 @@ class OnlineTrial {
   void record(std::size_t candidate, double ms);
   // Every candidate failed, or was timed its rounds or dropped.
   bool settled() const;
-  // The candidate with the lowest time so far (0 before any timing).
+  // The candidate with the lowest time so far, the current choice (0)
+  // unless another is `margin` faster (0 before any timing).
   std::size_t best() const;
   // Its lowest time; infinity where it has none.
   double best_ms(std::size_t candidate) const;
