@@ -1,6 +1,12 @@
 /* Register-blocked SGEMM: row-major C[M x N] = A[M x K] * B[K x N], or
  * C += A * B when `accumulate` is set (the host splits long K into chunks).
  *
+ * Where M x N gives too few work-groups for the device, the host splits K
+ * over dimension 2 of the NDRange with matmul_blocked_split: part z of Z
+ * takes the KWG slices from z * k_part on and writes its partial product
+ * into plane z of its workspace W, and matmul_splitk_sum adds the planes in
+ * order (deterministic).
+ *
  * A work-group of MDIMC x NDIMC work-items (NDIMC along dimension 0, the
  * columns of C) computes an MWG x NWG tile of C. Each work-item keeps an
  * MWI x NWI block of it in registers: MWI = MWG / MDIMC contiguous rows
@@ -15,12 +21,17 @@
  * with SB (loaded as VWN-float vectors along N). GPU-shaped variants stage
  * both; CPU-shaped ones stage nothing and keep a wide block per work-item.
  *
- * Edges: a slice whose tile lies inside A, B and C, with every leading
- * dimension and offset a multiple of the vector widths, takes the fast path
- * (vector loads, no guards); any other takes the guarded path (scalar loads,
- * zeros outside the matrices, guarded stores). Both conditions are uniform
- * over the work-group, so every work-item reaches every barrier. Any M, N,
- * K >= 1 is correct.
+ * Edges: a slice whose columns lie inside B and C and whose K lies inside
+ * A and B takes the fast path: vector loads, no guards. Rows of the tile
+ * past M read A's last row instead (their results are never stored). B
+ * read straight from global memory loads with vloadN (element-aligned);
+ * staged slices load as aligned vectors where the leading dimension and
+ * offset are multiples of the vector width, else with vloadN. Any other
+ * slice takes the guarded path (scalar loads, zeros outside the
+ * matrices). Stores are vectors where the tile's columns are inside C and
+ * its rows aligned, else guarded scalars; rows past M are never stored.
+ * Every condition is uniform over the work-group, so every work-item
+ * reaches every barrier. Any M, N, K >= 1 is correct.
  *
  * PF = 1 fetches the next slice into registers before computing this one.
  *
@@ -90,14 +101,16 @@
 #define B_LOADS ((KWG * NWG) / (VWN * WGS)) /* VWN-vectors of B per work-item and slice */
 
 /* FETCH(k): the A and B slices starting at column/row k into the registers
- * ra and rb, as vectors where the slice is inside and aligned, else as
+ * ra and rb, as vectors where the slice is inside (aligned ones, or vloadN
+ * where the leading dimension or offset is not a multiple), else as
  * guarded scalars. STASH(): those registers into As (transposed) and Bs. */
 #if SA
 #define FETCH_A(kn, fast_n)                                                               \
   for (int l = 0; l < A_LOADS; ++l) {                                                     \
     const int idx = l * WGS + tid, r = idx / (KWG / VWM), kv = idx % (KWG / VWM);        \
     if (fast_n) {                                                                         \
-      ra[l] = ((__global const floatM*)(A + a_offset + (long)(row0 + r) * lda + (kn)))[kv]; \
+      __global const float* p = A + a_offset + (long)min(row0 + r, M - 1) * lda + (kn);   \
+      ra[l] = a_aligned ? ((__global const floatM*)p)[kv] : VLOADM(kv, p);                \
     } else {                                                                              \
       float t[VWM];                                                                       \
       for (int c = 0; c < VWM; ++c) t[c] = A_GUARDED(row0 + r, (kn) + kv * VWM + c);     \
@@ -121,7 +134,8 @@
     const int idx = l * WGS + tid, k = idx / (NWG / VWN), nv = idx % (NWG / VWN);        \
     const long brow = b_offset + (long)((kn) + k) * ldb;                                  \
     if (fast_n) {                                                                         \
-      rb[l] = ((__global const floatN*)(B + brow + col0))[nv];                            \
+      __global const float* p = B + brow + col0;                                          \
+      rb[l] = b_aligned ? ((__global const floatN*)p)[nv] : VLOADN(nv, p);                \
     } else {                                                                              \
       float t[VWN];                                                                       \
       for (int c = 0; c < VWN; ++c) {                                                     \
@@ -142,7 +156,7 @@
 #endif
 #define FETCH(kn)                                                       \
   do {                                                                  \
-    const int fast_n = inside && aligned && (kn) + KWG <= K;            \
+    const int fast_n = cols_inside && (kn) + KWG <= K;                  \
     FETCH_A(kn, fast_n)                                                 \
     FETCH_B(kn, fast_n)                                                 \
   } while (0)
@@ -152,24 +166,44 @@
     STASH_B()   \
   } while (0)
 
-__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void matmul_blocked(const int M, const int N, const int K,
-                    __global const float* restrict A,
-                    __global const float* restrict B,
-                    __global float* restrict C,
-                    const long a_offset, const int lda,
-                    const long b_offset, const int ldb,
-                    const int ldc, const int accumulate) {
+/* The work-group's tile: the product of both kernels below, each of which
+ * declares the staged slices (__local memory belongs to a kernel). Inlined
+ * into each already in the module: PoCL 3.1 with SPIR-V intake failed to
+ * run the module with it as a called function (undefined symbol
+ * _group_id_x, 2026-12-01). */
+#if SA && SB
+#define STAGED_PARAMS , __local float (*As)[MWG + PADA], __local floatN (*Bs)[NWG / VWN]
+#define STAGED_ARGS , As, Bs
+#elif SA
+#define STAGED_PARAMS , __local float (*As)[MWG + PADA]
+#define STAGED_ARGS , As
+#elif SB
+#define STAGED_PARAMS , __local floatN (*Bs)[NWG / VWN]
+#define STAGED_ARGS , Bs
+#else
+#define STAGED_PARAMS
+#define STAGED_ARGS
+#endif
+#if SA
+#define DECLARE_A_SLICE __local float As[KWG][MWG + PADA];
+#else
+#define DECLARE_A_SLICE
+#endif
+#if SB
+#define DECLARE_B_SLICE __local floatN Bs[KWG][NWG / VWN];
+#else
+#define DECLARE_B_SLICE
+#endif
+
+static __attribute__((always_inline)) void blocked_tile(const int M, const int N, const int K,
+                         __global const float* restrict A, __global const float* restrict B,
+                         __global float* restrict C, const long a_offset, const int lda,
+                         const long b_offset, const int ldb, const int ldc,
+                         const int accumulate STAGED_PARAMS) {
   const int tx = (int)get_local_id(0);
   const int ty = (int)get_local_id(1);
   const int row0 = (int)get_group_id(1) * MWG;
   const int col0 = (int)get_group_id(0) * NWG;
-#if SA
-  __local float As[KWG][MWG + PADA];
-#endif
-#if SB
-  __local floatN Bs[KWG][NWG / VWN];
-#endif
 #if SA || SB
   const int tid = ty * NDIMC + tx;
 #endif
@@ -180,15 +214,12 @@ void matmul_blocked(const int M, const int N, const int K,
   floatN rb[B_LOADS];
 #endif
 
-  /* Uniform over the work-group: the tile lies inside C, and vector
-   * accesses are aligned to their width. */
-  const int inside = row0 + MWG <= M && col0 + NWG <= N;
-#if SA && VWM > 1
-  const int a_aligned = lda % VWM == 0 && a_offset % VWM == 0;
-#else
-  const int a_aligned = 1;
-#endif
-  const int aligned = a_aligned && ldb % VWN == 0 && b_offset % VWN == 0 && ldc % VWN == 0;
+  /* Uniform over the work-group: the tile's columns lie inside C, and
+   * which vector accesses are aligned to their width. */
+  const int cols_inside = col0 + NWG <= N;
+  const int a_aligned = VWM == 1 || (lda % VWM == 0 && a_offset % VWM == 0);
+  const int b_aligned = ldb % VWN == 0 && b_offset % VWN == 0;
+  const int c_aligned = ldc % VWN == 0;
 
   floatN acc[MWI][NVW];
 #pragma unroll
@@ -204,7 +235,7 @@ void matmul_blocked(const int M, const int N, const int K,
   FETCH(0);
 #endif
   for (int kk = 0; kk < K; kk += KWG) {
-    const int fast = inside && aligned && kk + KWG <= K;
+    const int fast = cols_inside && kk + KWG <= K;
 #if SA || SB
     STASH();
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -214,7 +245,10 @@ void matmul_blocked(const int M, const int N, const int K,
 #endif
 
     /* The slice's multiply-adds. Operands not staged come from global
-     * memory: vector loads on the fast path, guarded scalars otherwise. */
+     * memory, in one of two copies of the loop, each free of branches: on
+     * the fast path B with vloadN (whatever its alignment: as fast as an
+     * aligned vector load on PoCL, 2026-12-01) and rows past M from A's last
+     * row, else guarded scalars. */
 #if SA && SB
 #define SLICE_VARIANTS 1
 #else
@@ -236,7 +270,7 @@ void matmul_blocked(const int M, const int N, const int K,
 #else
               const long brow = b_offset + (long)(kk + k) * ldb;
               if (!guarded) {
-                b[j] = ((__global const floatN*)(B + brow + col0))[j * NDIMC + tx];
+                b[j] = VLOADN(j * NDIMC + tx, B + brow + col0);
               } else {
                 float t[VWN];
 #pragma unroll
@@ -255,7 +289,7 @@ void matmul_blocked(const int M, const int N, const int K,
 #else
               const int row = row0 + ty * MWI + i;
               const float a = guarded ? A_GUARDED(row, kk + k)
-                                      : A[a_offset + (long)row * lda + kk + k];
+                                      : A[a_offset + (long)min(row, M - 1) * lda + kk + k];
 #endif
 #pragma unroll
               for (int j = 0; j < NVW; ++j) acc[i][j] = MULADD((floatN)(a), b[j], acc[i][j]);
@@ -273,18 +307,20 @@ void matmul_blocked(const int M, const int N, const int K,
 #endif
   }
 
-  /* Store the block: vectors inside C, guarded scalars at its edges. */
+  /* Store the block's rows inside C: vectors where its columns are inside
+   * and aligned, guarded scalars otherwise. */
 #pragma unroll
   for (int i = 0; i < MWI; ++i) {
     const int row = row0 + ty * MWI + i;
+    if (row >= M) break;
     __global float* crow = C + (long)row * ldc;
 #pragma unroll
     for (int j = 0; j < NVW; ++j) {
       const int cv = j * NDIMC + tx;
-      if (inside && ldc % VWN == 0) {
+      if (cols_inside && c_aligned) {
         __global floatN* p = (__global floatN*)(crow + col0) + cv;
         *p = accumulate ? *p + acc[i][j] : acc[i][j];
-      } else if (row < M) {
+      } else {
         float t[VWN];
         VSTOREN(acc[i][j], 0, t);
 #pragma unroll
@@ -296,3 +332,40 @@ void matmul_blocked(const int M, const int N, const int K,
     }
   }
 }
+
+__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
+void matmul_blocked(const int M, const int N, const int K,
+                    __global const float* restrict A,
+                    __global const float* restrict B,
+                    __global float* restrict C,
+                    const long a_offset, const int lda,
+                    const long b_offset, const int ldb,
+                    const int ldc, const int accumulate) {
+  DECLARE_A_SLICE
+  DECLARE_B_SLICE
+  blocked_tile(M, N, K, A, B, C, a_offset, lda, b_offset, ldb, ldc, accumulate STAGED_ARGS);
+}
+
+/* K split over dimension 2: this part's KWG slices into its plane of W
+ * (the host's workspace, planes of M x ldw floats), written, never added to
+ * (the arguments are matmul_blocked's; `accumulate` is ignored). A kernel
+ * of its own, so that the plain product computes no part: on PoCL that
+ * cost the CPU points about a tenth of their speed. */
+__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
+void matmul_blocked_split(const int M, const int N, const int K,
+                          __global const float* restrict A,
+                          __global const float* restrict B,
+                          __global float* restrict W,
+                          const long a_offset, const int lda,
+                          const long b_offset, const int ldb,
+                          const int ldw, const int accumulate) {
+  DECLARE_A_SLICE
+  DECLARE_B_SLICE
+  const int parts = (int)get_num_groups(2), part = (int)get_group_id(2);
+  const int k_part = ((K + parts - 1) / parts + KWG - 1) / KWG * KWG;
+  const int k_begin = part * k_part;
+  blocked_tile(M, N, max(0, min(k_part, K - k_begin)), A, B, W + (long)part * M * ldw,
+               a_offset + k_begin, lda, b_offset + (long)k_begin * ldb, ldb, ldw, 0 STAGED_ARGS);
+}
+
+#include "matmul_splitk_sum.h"

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <spirv-tools/libspirv.hpp>
 #include <spirv/unified1/spirv.hpp11>
 #include <sstream>
@@ -40,12 +41,15 @@ struct TypeDef {
 
 struct Walk {
   ModuleInfo info;
-  std::map<std::uint32_t, TypeDef> types;                     // id -> definition
-  std::map<std::uint32_t, std::uint64_t> constants;           // id -> integer value
-  std::map<std::string, std::uint32_t> entry_ids;             // kernel name -> function id
-  std::map<std::uint32_t, std::array<std::size_t, 3>> local;  // function id -> LocalSize
-  std::vector<std::uint32_t> workgroup_variable_types;        // pointer type ids
-  std::string problem;                                        // first malformed thing seen
+  std::map<std::uint32_t, TypeDef> types;                      // id -> definition
+  std::map<std::uint32_t, std::uint64_t> constants;            // id -> integer value
+  std::map<std::string, std::uint32_t> entry_ids;              // kernel name -> function id
+  std::map<std::uint32_t, std::array<std::size_t, 3>> local;   // function id -> LocalSize
+  std::map<std::uint32_t, std::uint32_t> workgroup_variables;  // variable id -> pointer type
+  // Which function uses which Workgroup variable, and calls which functions.
+  std::uint32_t function = 0;  // the one being read, 0 outside
+  std::map<std::uint32_t, std::set<std::uint32_t>> uses, calls;
+  std::string problem;  // first malformed thing seen
 };
 
 // A literal string operand: UTF-8, NUL-terminated within its words.
@@ -70,7 +74,23 @@ spv_result_t on_instruction(void* user, const spv_parsed_instruction_t* inst) {
     return inst->words[inst->operands[operand].offset];
   };
   const std::uint16_t n = inst->num_operands;
+  if (walk.function != 0) {
+    for (std::uint16_t i = 0; i < n; ++i) {
+      if (inst->operands[i].type != SPV_OPERAND_TYPE_ID) continue;
+      if (walk.workgroup_variables.count(word(i))) walk.uses[walk.function].insert(word(i));
+    }
+  }
   switch (op) {
+    case spv::Op::OpFunction:
+      walk.function = inst->result_id;
+      break;
+    case spv::Op::OpFunctionEnd:
+      walk.function = 0;
+      break;
+    case spv::Op::OpFunctionCall:
+      // Operands: result type, result id, function, arguments.
+      if (n >= 3 && walk.function != 0) walk.calls[walk.function].insert(word(2));
+      break;
     case spv::Op::OpSource:
       if (n >= 2 && word(0) == static_cast<std::uint32_t>(spv::SourceLanguage::OpenCL_C)) {
         walk.info.target_env = env_for_opencl_c(word(1));
@@ -111,7 +131,7 @@ spv_result_t on_instruction(void* user, const spv_parsed_instruction_t* inst) {
       break;
     case spv::Op::OpVariable:
       if (n >= 3 && word(2) == static_cast<std::uint32_t>(spv::StorageClass::Workgroup)) {
-        walk.workgroup_variable_types.push_back(inst->type_id);
+        walk.workgroup_variables[inst->result_id] = inst->type_id;
       }
       break;
     default:
@@ -245,8 +265,27 @@ ModuleInfo inspect_module(const std::vector<std::uint32_t>& spirv, const std::st
   if (!parse_error.empty()) throw Error("SPIRV-Tools cannot parse the module: " + parse_error);
 
   walk.info.capabilities = capability_names(spirv);
-  std::uint64_t local = 0;
-  for (std::uint32_t pointer : walk.workgroup_variable_types) {
+  // The variables `kernel` reaches, through its calls; every one where the
+  // module has no such kernel.
+  std::set<std::uint32_t> used;
+  auto entry = walk.entry_ids.find(kernel);
+  if (entry == walk.entry_ids.end()) {
+    for (const auto& [variable, type] : walk.workgroup_variables) used.insert(variable);
+  } else {
+    std::set<std::uint32_t> seen;
+    std::vector<std::uint32_t> todo{entry->second};
+    while (!todo.empty()) {
+      const std::uint32_t f = todo.back();
+      todo.pop_back();
+      if (!seen.insert(f).second) continue;
+      used.insert(walk.uses[f].begin(), walk.uses[f].end());
+      todo.insert(todo.end(), walk.calls[f].begin(), walk.calls[f].end());
+    }
+  }
+  // Every variable is sized (a malformed one is an error wherever it is
+  // used), and the module's total and the kernel's share are both checked.
+  std::uint64_t local = 0, total = 0;
+  for (const auto& [variable, pointer] : walk.workgroup_variables) {
     auto p = walk.types.find(pointer);
     if (p == walk.types.end() || p->second.op != spv::Op::OpTypePointer ||
         p->second.operands.size() < 2) {
@@ -254,10 +293,11 @@ ModuleInfo inspect_module(const std::vector<std::uint32_t>& spirv, const std::st
                   " is not a pointer type defined in the module");
     }
     const std::uint64_t s = size_of(walk, p->second.operands[1]);
-    if (local > std::numeric_limits<std::uint64_t>::max() - s) {
+    if (total > std::numeric_limits<std::uint64_t>::max() - s) {
       throw Error("the module's __local memory overflows 64 bits");
     }
-    local += s;
+    total += s;
+    if (used.count(variable)) local += s;
   }
   if (local > std::numeric_limits<std::size_t>::max()) {
     throw Error("the module's __local memory does not fit a size_t");

@@ -31,13 +31,14 @@ struct KernelArg {
 // `local`, null: the driver's choice) after `wait`.
 cl::Event set_and_enqueue(const cl::CommandQueue& queue, cl_kernel kernel, const char* what,
                           const std::vector<KernelArg>& args, const std::size_t* global,
-                          const std::size_t* local, const std::vector<cl_event>& wait) {
+                          const std::size_t* local, const std::vector<cl_event>& wait,
+                          cl_uint dims = 2) {
   for (cl_uint i = 0; i < args.size(); ++i) {
     check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
              std::string("clSetKernelArg(") + what + args[i].name + ")");
   }
   cl_event done = nullptr;
-  check_cl(clEnqueueNDRangeKernel(queue(), kernel, 2, nullptr, global, local,
+  check_cl(clEnqueueNDRangeKernel(queue(), kernel, dims, nullptr, global, local,
                                   static_cast<cl_uint>(wait.size()),
                                   wait.empty() ? nullptr : wait.data(), &done),
            std::string("clEnqueueNDRangeKernel(") + what +
@@ -74,8 +75,12 @@ cl::Event launch_matmul(const cl::CommandQueue& queue, const cl::Kernel& kernel,
                               {sizeof LDC, &LDC, "ldc"},
                               {sizeof ACC, &ACC, "accumulate"}};
   if (workspace) args.push_back({sizeof(cl_mem), &mems[3], "W"});
-  return set_and_enqueue(queue, kernel(), "", args, g.global.data(), g.local.data(), wait);
+  const std::size_t global[3] = {g.global[0], g.global[1], g.depth};
+  const std::size_t local[3] = {g.local[0], g.local[1], 1};
+  return set_and_enqueue(queue, kernel(), "", args, global, local, wait, g.depth > 1 ? 3 : 2);
 }
+
+constexpr std::size_t kSumGroup = 64;
 
 cl::Event launch_splitk_sum(const cl::CommandQueue& queue, const cl::Kernel& sum,
                             const cl::Buffer& workspace, const cl::Buffer& c, std::size_t m,
@@ -92,8 +97,19 @@ cl::Event launch_splitk_sum(const cl::CommandQueue& queue, const cl::Kernel& sum
                                     {sizeof(cl_mem), &mems[1], "C"},
                                     {sizeof LDC, &LDC, "ldc"},
                                     {sizeof ACC, &ACC, "accumulate"}};
-  const std::size_t global[2] = {n, m};
-  return set_and_enqueue(queue, sum(), "matmul_splitk_sum, ", args, global, nullptr, wait);
+  // Rows of kSumGroup work-items, N rounded up to them: a driver left to
+  // choose divides N itself, and for a prime N (8191) that is one
+  // work-item a group (the pass then took longer than the product).
+  std::size_t group = kSumGroup;
+  if (clGetKernelWorkGroupInfo(sum(), nullptr, CL_KERNEL_WORK_GROUP_SIZE, sizeof group, &group,
+                               nullptr) != CL_SUCCESS ||
+      group == 0) {
+    group = 1;
+  }
+  group = std::min(group, kSumGroup);
+  const std::size_t global[2] = {(n + group - 1) / group * group, m};
+  const std::size_t local[2] = {group, 1};
+  return set_and_enqueue(queue, sum(), "matmul_splitk_sum, ", args, global, local, wait);
 }
 
 }  // namespace detail
@@ -217,13 +233,16 @@ skinny_efficiency(const char* width, std::size_t small_dim) {
 // The blocked family's model of a problem (FamilyDescription::efficiency):
 // the share of the launched work that is not a tile's padding (M, N to
 // whole MWG x NWG tiles, K to whole KWG slices); the cost of the guarded
-// path, which a tile takes at the edges of C and everywhere when a row of
-// B or C is not a whole number of VWN-vectors (nor one of A of VWM-vectors
-// where A is staged), at kGuardedShare of the fast path's rate (measured on
-// PoCL, 2 cores of a Zen 4: the 16-wide CPU point ran 155 GFLOP/s at 1024^3
-// and 34 at 1000^3); and how much of the device its work-groups fill (at
-// most one per compute unit counted: too few tiles leave units idle, as
-// 127 rows in 128-row tiles do on the H200).
+// path, which a tile whose columns cross the right edge of C takes, at
+// kGuardedShare of the fast path's rate (measured on PoCL, 2 cores of a Zen
+// 4: the 16-wide CPU point ran 155 GFLOP/s at 1024^3 and 34 at 1000^3,
+// when unaligned rows took that path too; they load with vloadN now, and
+// on the H200 cost the 128 x 128 points about 8 %: 24 against 26 TFLOP/s
+// at 384 x 8191 x 4099 and 384 x 8192 x 4096, 2026-12-01); and how much of the device its
+// work-groups fill (at most one per compute unit counted: too few tiles leave units idle, as 127
+// rows in 128-row tiles do on the H200, unless K is split over them, matmul_k_splits: then each
+// part's K is padded to whole slices too, and the second pass, which reads the parts once, is not
+// counted).
 constexpr double kGuardedShare = 0.25;
 double blocked_efficiency(const Variant& v, const DeviceCaps& caps,
                           const std::vector<std::size_t>& problem) {
@@ -232,14 +251,15 @@ double blocked_efficiency(const Variant& v, const DeviceCaps& caps,
   const double mwg = double(v.param("MWG")), nwg = double(v.param("NWG")),
                kwg = double(v.param("KWG"));
   const double tiles_m = std::ceil(m / mwg), tiles_n = std::ceil(n / nwg);
-  const double useful = (m * n * k) / (tiles_m * mwg * tiles_n * nwg * std::ceil(k / kwg) * kwg);
-  const long long vwm = v.param("VWM"), vwn = v.param("VWN");
-  const bool aligned = problem[1] % vwn == 0 && (v.param("SA") == 0 || problem[2] % vwm == 0);
-  const double inside =
-      aligned ? std::floor(m / mwg) * std::floor(n / nwg) / (tiles_m * tiles_n) : 0.0;
+  const double parts =
+      double(matmul_k_splits(MatmulKernel::Blocked, v, problem[0], problem[1],
+                             std::min(problem[2], matmul_k_per_launch(caps)), caps));
+  const double k_part = std::ceil(std::ceil(k / parts) / kwg) * kwg;
+  const double useful = (m * n * k) / (tiles_m * mwg * tiles_n * nwg * parts * k_part);
+  const double inside = std::floor(n / nwg) / tiles_n;
   const double guarded = 1 / (inside + (1 - inside) / kGuardedShare);
   const double units = std::max(1.0, double(caps.compute_units));
-  return useful * guarded * std::min(1.0, tiles_m * tiles_n / units);
+  return useful * guarded * std::min(1.0, tiles_m * tiles_n * parts / units);
 }
 
 // The tuning entries fatcl ships for the bundled families
@@ -368,6 +388,7 @@ LaunchGeometry matmul_geometry(MatmulKernel family, const Variant& variant, std:
     const std::size_t mdimc = static_cast<std::size_t>(variant.param("MDIMC"));
     g.local = {ndimc, mdimc};
     g.global = {(n + nwg - 1) / nwg * ndimc, (m + mwg - 1) / mwg * mdimc};
+    g.depth = k_splits;
     return g;
   }
   if (family == MatmulKernel::FewRows) {
@@ -450,19 +471,28 @@ std::string matmul_trial_launch(MatmulKernel family, const cl::Context& context,
 
 std::size_t matmul_k_splits(MatmulKernel family, const Variant& variant, std::size_t m,
                             std::size_t n, std::size_t k, const DeviceCaps& caps) {
-  if (!matmul_is_skinny(family)) return 1;
+  if (!matmul_splits_k(family)) return 1;
   const LaunchGeometry g = matmul_geometry(family, variant, m, n);
   const std::size_t groups = (g.global[0] / g.local[0]) * (g.global[1] / g.local[1]);
+  const std::size_t units = std::max<cl_uint>(1, caps.compute_units);
+  // Each part at least 16 steps of the kernel's walk through K.
+  const std::size_t step = family == MatmulKernel::FewRows ? 4 * std::size_t(variant.param("WGK"))
+                           : family == MatmulKernel::FewCols
+                               ? std::size_t(variant.param("WG") * variant.param("VW"))
+                               : std::size_t(variant.param("KWG"));
+  const std::size_t most = std::max<std::size_t>(1, k / (16 * step));
+  if (family == MatmulKernel::Blocked) {
+    // A blocked work-group keeps a whole tile in registers: one or two fit a
+    // unit. Split only where the tiles leave units idle, into as many parts
+    // as one wave of two per unit holds (a second, partial wave would cost
+    // what the split saves).
+    if (groups >= units) return 1;
+    return std::min({2 * units / groups, most, kMatmulMaxKSplits});
+  }
   // Enough work-groups to keep every compute unit busy: several per unit on
   // a GPU (each hides the others' memory latency), a couple on a CPU.
-  const std::size_t units = std::max<cl_uint>(1, caps.compute_units);
   const std::size_t wanted = (caps.is_gpu() ? 8 : 2) * units;
   if (groups >= wanted) return 1;
-  // Each part at least 16 steps of the kernel's walk through K.
-  const std::size_t step = family == MatmulKernel::FewRows
-                               ? 4 * std::size_t(variant.param("WGK"))
-                               : std::size_t(variant.param("WG") * variant.param("VW"));
-  const std::size_t most = std::max<std::size_t>(1, k / (16 * step));
   return std::min({(wanted + groups - 1) / groups, most, kMatmulMaxKSplits});
 }
 

@@ -11,8 +11,9 @@ namespace fatcl::detail {
 // Launches one kernel of a matmul family over geometry `g` for the
 // m x n x k product (A, B, C row-major with leading dimensions lda, ldb,
 // ldc; the slice of K from k_offset; accumulate: C += rather than C =).
-// A skinny family's kernel takes one more argument, the workspace of its
-// K splits (`workspace`; C where K is not split). Throws fatcl::Error naming
+// A skinny family's kernel takes one more argument, the workspace of its K
+// splits (`workspace`; C where K is not split); a blocked one writes its
+// parts into C, the workspace passed as C. Throws fatcl::Error naming
 // the argument or call that failed.
 cl::Event launch_matmul(const cl::CommandQueue& queue, const cl::Kernel& kernel,
                         const LaunchGeometry& g, const cl::Buffer& a, const cl::Buffer& b,

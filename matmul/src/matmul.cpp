@@ -21,20 +21,32 @@ struct Matmul::Impl {
   DeviceCaps caps;
   // Kernels chosen per family, size class and alignment (copies of
   // `loaded` where it is the one), with their family.
+  // A program's kernels for a split K, made on first use: the second pass
+  // (matmul_splitk_sum) and, for the blocked family, the split product.
+  struct SplitKernels {
+    cl::Kernel sum, product;
+  };
   struct Chosen {
     LoadedKernel loaded;
     MatmulKernel kernel;
-    cl::Kernel sum;  // a skinny family's second pass, made on first use
+    SplitKernels split_k;
     // While the choice is learned (MatmulOptions::online), and what it said.
     std::unique_ptr<OnlineChoice> online;
     std::string online_report;
   };
-  // Enqueues the product with `kernel` (of `chosen`'s family); `sum` is its
-  // program's second pass of a split K, made here where it is needed first.
+  // Enqueues the product with `kernel` (of `chosen`'s family); `split_k`
+  // holds its program's kernels for a split K, made here where needed first.
   cl::Event launch(const cl::CommandQueue& queue, Chosen& chosen, const LoadedKernel& kernel,
-                   cl::Kernel& sum, const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
-                   std::size_t m, std::size_t n, std::size_t k, std::vector<cl_event> events);
+                   SplitKernels& split_k, const cl::Buffer& a, const cl::Buffer& b,
+                   const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k,
+                   std::vector<cl_event> events);
   void learn_online(Chosen& chosen, const std::vector<std::size_t>& problem);
+  // The parts K (at most k_per_launch of it) is split into over work-groups.
+  std::size_t k_splits(MatmulKernel family, const Variant& v, std::size_t m, std::size_t n,
+                       std::size_t kc) const {
+    return options.k_splits && matmul_splits_k(family) ? std::min(options.k_splits, kc)
+                                                       : matmul_k_splits(family, v, m, n, kc, caps);
+  }
   std::map<std::string, std::unique_ptr<Chosen>> by_class;
 
   // The skinny families' partial products, kept between enqueues, and the
@@ -202,6 +214,16 @@ void Matmul::Impl::learn_online(Chosen& chosen, const std::vector<std::size_t>& 
                                                  std::move(variants), lo, options.online_options);
 }
 
+std::size_t Matmul::launches(std::size_t m, std::size_t n, std::size_t k) const {
+  const Impl::Chosen& chosen = impl_->chosen_for(m, n, k);
+  std::size_t count = 0;
+  for (std::size_t k0 = 0; k0 < k; k0 += impl_->k_per_launch) {
+    const std::size_t kc = std::min(impl_->k_per_launch, k - k0);
+    count += impl_->k_splits(chosen.kernel, chosen.loaded.variant, m, n, kc) == 1 ? 1 : 2;
+  }
+  return count;
+}
+
 std::string Matmul::online_report(std::size_t m, std::size_t n, std::size_t k) const {
   const Impl::Chosen& chosen = impl_->chosen_for(m, n, k);
   return chosen.online ? chosen.online->report() : chosen.online_report;
@@ -365,22 +387,22 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
   std::vector<cl_event> events;
   for (const cl::Event& e : wait) events.push_back(e());
   if (!chosen.online) {
-    return d.launch(queue, chosen, chosen.loaded, chosen.sum, a, b, c, m, n, k, events);
+    return d.launch(queue, chosen, chosen.loaded, chosen.split_k, a, b, c, m, n, k, events);
   }
   const OnlineChoice::Turn turn = chosen.online->next();
-  cl::Kernel sum;
-  if (!turn.timed) return d.launch(queue, chosen, *turn.kernel, sum, a, b, c, m, n, k, events);
+  Impl::SplitKernels split_k;
+  if (!turn.timed) return d.launch(queue, chosen, *turn.kernel, split_k, a, b, c, m, n, k, events);
   // A timed call: the queue finished before and after, by the host clock.
   check_cl(clFinish(queue()), "clFinish before a timed call (learning online)");
   const auto start = std::chrono::steady_clock::now();
-  cl::Event last = d.launch(queue, chosen, *turn.kernel, sum, a, b, c, m, n, k, events);
+  cl::Event last = d.launch(queue, chosen, *turn.kernel, split_k, a, b, c, m, n, k, events);
   check_cl(clFinish(queue()), "clFinish after a timed call (learning online)");
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   chosen.online->record(turn, ms, 2.0 * double(m) * double(n) * double(k));
   if (chosen.online->settled()) {
     chosen.loaded = chosen.online->choice();
-    chosen.sum = cl::Kernel();
+    chosen.split_k = {};
     chosen.online_report = chosen.online->report();
     chosen.online.reset();
   }
@@ -388,19 +410,19 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
 }
 
 cl::Event Matmul::Impl::launch(const cl::CommandQueue& queue, Chosen& chosen,
-                               const LoadedKernel& kernel, cl::Kernel& sum, const cl::Buffer& a,
-                               const cl::Buffer& b, const cl::Buffer& c, std::size_t m,
-                               std::size_t n, std::size_t k, std::vector<cl_event> events) {
+                               const LoadedKernel& kernel, SplitKernels& split_k,
+                               const cl::Buffer& a, const cl::Buffer& b, const cl::Buffer& c,
+                               std::size_t m, std::size_t n, std::size_t k,
+                               std::vector<cl_event> events) {
   cl::Event last;
   const std::size_t step = k_per_launch;
   for (std::size_t k0 = 0; k0 < k; k0 += step) {
     const std::size_t kc = std::min(step, k - k0);
     const bool accumulate = k0 > 0;
     const Variant& v = kernel.variant;
-    const std::size_t splits = options.k_splits ? std::min(options.k_splits, kc)
-                                                : matmul_k_splits(chosen.kernel, v, m, n, kc, caps);
-    const LaunchGeometry g = matmul_geometry(chosen.kernel, v, m, n, free_local, splits);
     const bool skinny = matmul_is_skinny(chosen.kernel);
+    const std::size_t splits = k_splits(chosen.kernel, v, m, n, kc);
+    const LaunchGeometry g = matmul_geometry(chosen.kernel, v, m, n, free_local, splits);
     if (splits == 1) {
       last = detail::launch_matmul(queue, kernel.kernel, g, a, b, c, m, n, kc, k, n, n, k0,
                                    accumulate, events, skinny ? &c : nullptr);
@@ -409,15 +431,24 @@ cl::Event Matmul::Impl::launch(const cl::CommandQueue& queue, Chosen& chosen,
       // split product (maybe on another queue) must have finished reading.
       const cl::Buffer& w = workspace_for(splits * m * n);
       if (workspace_free()) events.push_back(workspace_free());
-      if (!sum()) {
-        cl_int err = CL_SUCCESS;
-        cl_kernel s = clCreateKernel(kernel.program(), "matmul_splitk_sum", &err);
-        check_cl(err, "clCreateKernel(matmul_splitk_sum) from " + v.name);
-        sum = cl::Kernel(s, false);
-      }
-      const cl::Event parts = detail::launch_matmul(queue, kernel.kernel, g, a, b, c, m, n, kc, k,
-                                                    n, n, k0, false, events, &w);
-      last = detail::launch_splitk_sum(queue, sum, w, c, m, n, splits, n, accumulate, {parts()});
+      auto made = [&](cl::Kernel& made, const char* name) -> const cl::Kernel& {
+        if (!made()) {
+          cl_int err = CL_SUCCESS;
+          cl_kernel s = clCreateKernel(kernel.program(), name, &err);
+          check_cl(err, std::string("clCreateKernel(") + name + ") from " + v.name);
+          made = cl::Kernel(s, false);
+        }
+        return made;
+      };
+      // A skinny kernel takes the workspace as its last argument; the
+      // blocked family's split kernel writes its parts' planes into it.
+      const cl::Event parts =
+          skinny ? detail::launch_matmul(queue, kernel.kernel, g, a, b, c, m, n, kc, k, n, n, k0,
+                                         false, events, &w)
+                 : detail::launch_matmul(queue, made(split_k.product, "matmul_blocked_split"), g, a,
+                                         b, w, m, n, kc, k, n, n, k0, false, events, nullptr);
+      last = detail::launch_splitk_sum(queue, made(split_k.sum, "matmul_splitk_sum"), w, c, m, n,
+                                       splits, n, accumulate, {parts()});
       workspace_free = last;
     }
     events = {last()};

@@ -99,18 +99,19 @@ void TuneSearch::record(const TuneCandidate& candidate, double gflops) {
 
 namespace {
 
-// One launch's time: its event's where the driver's timestamps are real
-// and the product is one launch, else the host clock around it.
+// One product's time: its launch's event's where the driver's timestamps are
+// real and the product is one launch (Matmul::launches), else the host clock
+// around it.
 class LaunchTimer {
  public:
   LaunchTimer(const cl::CommandQueue& queue, bool events_real)
       : queue_(queue), events_real_(events_real) {}
-  double ms(const Matmul& mm, const MatmulProblem& p, bool single_launch) {
+  double ms(const Matmul& mm, const MatmulProblem& p) {
     const Clock::time_point h0 = Clock::now();
     cl::Event e = mm.enqueue(queue_, p.a, p.b, p.c, p.m, p.n, p.k);
     check_cl(queue_.finish(), "clFinish");
     const double host_ms = std::chrono::duration<double, std::milli>(Clock::now() - h0).count();
-    if (events_real_ && single_launch) {
+    if (events_real_ && mm.launches(p.m, p.n, p.k) == 1) {
       cl_ulong a = 0, b = 0;
       if (e.getProfilingInfo(CL_PROFILING_COMMAND_START, &a) == CL_SUCCESS &&
           e.getProfilingInfo(CL_PROFILING_COMMAND_END, &b) == CL_SUCCESS && b > a) {
@@ -195,8 +196,7 @@ struct TuneRun {
 
 // Checks one candidate, then times a warm-up and `reps` launches (median).
 TuneMeasurement measure_candidate(TuneRun& run, const TuneCandidate& c, const MatmulProblem& p,
-                                  const cl::CommandQueue& queue, LaunchTimer& timer,
-                                  bool single_launch) {
+                                  const cl::CommandQueue& queue, LaunchTimer& timer) {
   TuneMeasurement m;
   m.variant = c.variant->name;
   m.tier = c.tier;
@@ -220,9 +220,9 @@ TuneMeasurement measure_candidate(TuneRun& run, const TuneCandidate& c, const Ma
   if (!r.ok)
     m.failure = "wrong result (relative error " + detail::format("%.1e", r.relative_error) + ")";
   try {
-    timer.ms(*mm, p, single_launch);  // warm-up beyond the checked launch (caches, thread pools)
+    timer.ms(*mm, p);  // warm-up beyond the checked launch (caches, thread pools)
     std::vector<double> ms;
-    for (int i = 0; i < run.reps; ++i) ms.push_back(timer.ms(*mm, p, single_launch));
+    for (int i = 0; i < run.reps; ++i) ms.push_back(timer.ms(*mm, p));
     m.ms = median(ms);
     m.gflops = BenchShape{p.m, p.n, p.k}.flop() / (m.ms * 1e6);
   } catch (const Error& e) {
@@ -236,7 +236,7 @@ TuneMeasurement measure_candidate(TuneRun& run, const TuneCandidate& c, const Ma
 // near-equal variants trade places on a busy machine; side by side they do
 // not.
 void remeasure_leaders(TuneRun& run, TuneShapeResult& result, double best_gflops,
-                       const MatmulProblem& p, LaunchTimer& timer, bool single_launch) {
+                       const MatmulProblem& p, LaunchTimer& timer) {
   std::vector<TuneMeasurement*> leaders;
   for (TuneMeasurement& m : result.measured) {
     if (m.ok && m.failure.empty() && m.gflops >= 0.8 * best_gflops) leaders.push_back(&m);
@@ -251,7 +251,7 @@ void remeasure_leaders(TuneRun& run, TuneShapeResult& result, double best_gflops
     for (int i = 0; i < 2 * run.reps; ++i) {
       for (std::size_t l = 0; l < leaders.size(); ++l) {
         const std::string key = leaders[l]->variant + "/" + to_string(leaders[l]->tier);
-        ms[l].push_back(timer.ms(*run.built.at(key), p, single_launch));
+        ms[l].push_back(timer.ms(*run.built.at(key), p));
       }
     }
   } catch (const Error&) {
@@ -321,10 +321,6 @@ TuneShapeResult tune_shape(TuneRun& run, const BenchShape& s, double deadline,
   result.candidates = candidates.size();
   const MatmulProblem p =
       make_matmul_problem(run.context, s.m, s.n, s.k, MatmulInputs::Random, &rng);
-  // One launch, timed by its event; a skinny product may add a second pass
-  // (split K), so the host clock times the pair.
-  const bool single_launch =
-      s.k <= matmul_k_per_launch(run.caps) && kernel == MatmulKernel::Blocked;
   TuneSearch search(candidates);
   while (true) {
     if (run.stopped()) {
@@ -337,7 +333,7 @@ TuneShapeResult tune_shape(TuneRun& run, const BenchShape& s, double deadline,
     const TuneCandidate* c = search.next();
     if (!c) break;
     const Clock::time_point t0 = Clock::now();
-    const TuneMeasurement m = measure_candidate(run, *c, p, queue, timer, single_launch);
+    const TuneMeasurement m = measure_candidate(run, *c, p, queue, timer);
     run.spent_measuring += seconds_since(t0);
     ++run.measured_total;
     search.record(*c, m.ok && m.failure.empty() ? m.gflops : 0);
@@ -345,7 +341,7 @@ TuneShapeResult tune_shape(TuneRun& run, const BenchShape& s, double deadline,
     say_progress(run, result, search, *c, m, deadline);
   }
   result.exhaustive = search.picked() == search.size();
-  remeasure_leaders(run, result, search.best_gflops(), p, timer, single_launch);
+  remeasure_leaders(run, result, search.best_gflops(), p, timer);
   result.entry = tuning_entry(run, family, result);
   return result;
 }

@@ -87,6 +87,27 @@ TEST(Compiler, CompilesAndDescribesAVariant) {
   EXPECT_EQ(compile_variant(Toolchain{}, tiled(16)).spirv, v.spirv);
 }
 
+// A module with two kernels that each declare their own __local tiles (the
+// blocked family's product and its split product): the variant's __local
+// memory is its kernel's, not the module's sum (which kept the 128 x 256
+// points off the H200's 48 KiB).
+TEST(Compiler, LocalMemoryIsTheKernelsOwn) {
+  REQUIRE_TOOLCHAIN();
+  VariantRequest r;
+  r.family = "matmul_blocked";
+  r.kernel = "matmul_blocked";
+  r.source = kSourceDir / "kernels/matmul_blocked.cl";
+  r.params = {{"MWG", 64}, {"NWG", 64}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8}, {"VWM", 4},
+              {"VWN", 4},  {"SA", 1},   {"SB", 1},   {"KWI", 2},   {"PF", 1},    {"FMA", 0}};
+  const CompiledVariant v = compile_variant(Toolchain{}, r);
+  const Variant& info = v.manifest.variants.front();
+  // A: 16 x (64 + 4) floats; B: 16 x 64 floats.
+  EXPECT_EQ(info.local_mem_bytes, 16u * 68 * 4 + 16u * 64 * 4);
+  const ModuleInfo split = inspect_module(v.spirv, "matmul_blocked_split");
+  EXPECT_EQ(split.local_mem_bytes, info.local_mem_bytes);
+  EXPECT_EQ(inspect_module(v.spirv, "no_such_kernel").local_mem_bytes, 2 * info.local_mem_bytes);
+}
+
 TEST(Compiler, O2RouteIsCaughtByTheValidatorNamingTheVariant) {
   REQUIRE_TOOLCHAIN();
   // The trap fatcl's -O0 route avoids: llvm-spirv-15 keeps LLVM's block

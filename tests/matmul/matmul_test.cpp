@@ -201,7 +201,10 @@ std::vector<Size> sizes() {
   if (env("FATCL_TEST_SIZES") == "edges" && !env("FATCL_TEST_VARIANT").empty()) {
     // The variant's own tile edges: 1x1x1, and one below and one above a
     // tile multiple in each dimension, M != N != K (Oclgrind checks every
-    // access of the ragged tiles).
+    // access of the ragged tiles). A blocked variant's second shape has
+    // two whole tiles across N instead: its fast path with aligned rows,
+    // and rows past M (read from A's last row, never stored); the first
+    // runs it with unaligned rows (vloadN).
     try {
       const std::string name = env("FATCL_TEST_VARIANT");
       const Variant& v = matmul_family(matmul_kernel_of(name)).manifest().variant(name);
@@ -222,7 +225,8 @@ std::vector<Size> sizes() {
         mt = param("RG", 0) + 2, nt = param("NS", 0), kt = param("WG", 0) * param("VW", 0);
       }
       auto below = [](std::size_t t) { return t > 2 ? t - 1 : std::size_t(2); };
-      all = {{1, 1, 1}, {below(mt), nt + 1, kt + 1}, {mt + 1, below(nt), below(kt)}};
+      const std::size_t second_n = param("MWG", 0) ? 2 * nt : below(nt);
+      all = {{1, 1, 1}, {below(mt), nt + 1, kt + 1}, {mt + 1, second_n, below(kt)}};
     } catch (const Error&) {
       // An unknown variant: the test itself reports it.
     }
@@ -346,24 +350,27 @@ TEST(Auto, BadInputsAreRefusedWithTheirCause) {
                Error);
 }
 
-// A skinny product whose K is split over work-groups: right for every split
-// (including more splits than a part has steps), the same bits run after
-// run (the parts are added in a fixed order), and C += where K is also split
-// into launches. Auto routes such shapes to the skinny families and says why.
+// A product whose K is split over work-groups (the skinny families and
+// blocked): right for every split (including more splits than a part has
+// steps), the same bits run after run (the parts are added in a fixed
+// order), and C += where K is also split into launches. Auto routes skinny
+// shapes to the skinny families and says why.
 TEST(Auto, SkinnyProductsSplitKDeterministically) {
   REQUIRE_RUNTIME();
   Runtime& rt = runtime();
   const std::size_t k_long = matmul_k_per_launch(DeviceCaps::query(rt.device)) + 37;
-  std::vector<std::pair<MatmulKernel, Size>> cases{{MatmulKernel::FewRows, {5, 300, 1001}},
-                                                   {MatmulKernel::FewCols, {300, 5, 1001}},
-                                                   {MatmulKernel::FewRows, {3, 70, k_long}},
-                                                   {MatmulKernel::FewCols, {70, 3, k_long}}};
+  std::vector<std::pair<MatmulKernel, Size>> cases{
+      {MatmulKernel::FewRows, {5, 300, 1001}},  {MatmulKernel::FewCols, {300, 5, 1001}},
+      {MatmulKernel::FewRows, {3, 70, k_long}}, {MatmulKernel::FewCols, {70, 3, k_long}},
+      {MatmulKernel::Blocked, {37, 150, 1001}}, {MatmulKernel::Blocked, {20, 70, k_long}}};
   std::vector<std::size_t> split_counts{1, 3, 7};
   // Oclgrind checks every access of the split path, on small products (a
   // second or more a launch there).
   const bool interpreted = env("FATCL_TEST_SIZES") == "edges";
   if (interpreted) {
-    cases = {{MatmulKernel::FewRows, {5, 40, 101}}, {MatmulKernel::FewCols, {40, 5, 101}}};
+    cases = {{MatmulKernel::FewRows, {5, 40, 101}},
+             {MatmulKernel::FewCols, {40, 5, 101}},
+             {MatmulKernel::Blocked, {9, 40, 101}}};
     split_counts = {3};
   }
   for (const auto& [family, size] : cases) {

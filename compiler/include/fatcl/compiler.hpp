@@ -129,7 +129,10 @@ struct ModuleInfo {
   std::vector<std::string> capabilities;                     // in module order
   std::vector<std::string> entry_points;                     // kernel names
   std::array<std::size_t, 3> reqd_work_group_size{0, 0, 0};  // of `kernel`
-  std::size_t local_mem_bytes = 0;                           // module-scope Workgroup variables
+  // The Workgroup variables `kernel` uses, itself or through the functions
+  // it calls (a module's other kernels declare their own); all the
+  // module's where it has no such kernel.
+  std::size_t local_mem_bytes = 0;
 };
 
 // What is wrong with the module's header (too short, magic number, version
@@ -137,7 +140,7 @@ struct ModuleInfo {
 std::string module_header_problem(const std::vector<std::uint32_t>& spirv);
 
 // Reads the module with SPIRV-Tools' binary parser; `kernel` selects whose
-// LocalSize is reported. Throws fatcl::Error (and nothing else) naming what
+// LocalSize and __local memory are reported. Throws fatcl::Error (and nothing else) naming what
 // is wrong if the words are not a well-formed module or a __local
 // variable's size cannot be worked out.
 ModuleInfo inspect_module(const std::vector<std::uint32_t>& spirv, const std::string& kernel);

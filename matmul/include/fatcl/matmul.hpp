@@ -28,9 +28,14 @@ enum class MatmulKernel {
 };
 // "auto", "blocked", "tiled", "naive", "fewrows", "fewcols"
 const char* to_string(MatmulKernel kernel);
-// FewRows or FewCols: a family whose kernels take the split-K workspace.
+// FewRows or FewCols: a family for products with few rows or columns.
 inline bool matmul_is_skinny(MatmulKernel k) {
   return k == MatmulKernel::FewRows || k == MatmulKernel::FewCols;
+}
+// A family whose kernels can split K over work-groups (the skinny ones, into
+// their workspace argument, and blocked, into planes of their C).
+inline bool matmul_splits_k(MatmulKernel k) {
+  return matmul_is_skinny(k) || k == MatmulKernel::Blocked;
 }
 // Every bundled family, in the order Auto tries them for a shape that is
 // not skinny (the skinny ones last).
@@ -64,7 +69,7 @@ struct MatmulOptions {
   // Check each loaded variant on a small problem against a CPU reference
   // first (LoadOptions::self_check; also FATCL_SELF_CHECK=1).
   bool self_check = false;
-  // The skinny families: split K into this many parts (1 to
+  // The skinny and blocked families: split K into this many parts (1 to
   // kMatmulMaxKSplits, at most K); 0: matmul_k_splits decides.
   std::size_t k_splits = 0;
   // Learn the choice on the first calls (also FATCL_TUNE=online): for a
@@ -88,6 +93,9 @@ MatmulKernel matmul_kernel_of(const std::string& variant);
 struct LaunchGeometry {
   std::array<std::size_t, 2> global;
   std::array<std::size_t, 2> local;
+  // Dimension 2, one work-item deep: the parts a blocked product's K is
+  // split into (1: not split, a two-dimensional launch).
+  std::size_t depth = 1;
 };
 // The family says how: a blocked variant runs one NDIMC x MDIMC work-group
 // per NWG x MWG tile of C, a few-rows one a WGN x WGK work-group per WGN * VW
@@ -96,18 +104,22 @@ struct LaunchGeometry {
 // `free_local` is the work-group for a variant without a required one
 // (naive). Throws fatcl::Error for Auto or a blocked variant without its
 // parameters.
-// `k_splits`: a skinny family's K split over that many work-groups (its
-// dimension 1 for few-rows, 0 for few-columns); 1 for the others.
+// `k_splits`: K split over that many work-groups: a skinny family's
+// dimension 1 (few-rows) or 0 (few-columns), the blocked family's dimension
+// 2 (`depth`); 1 for the others.
 LaunchGeometry matmul_geometry(MatmulKernel family, const Variant& variant, std::size_t m,
                                std::size_t n, std::array<std::size_t, 2> free_local = {16, 16},
                                std::size_t k_splits = 1);
 
-// How many parts a skinny family's variant splits K of an M x N x K product
-// into on this device (each part's partial product goes to a workspace, and
-// a second pass adds them in order): enough work-groups for every compute
-// unit (8 per unit on a GPU, 2 on a CPU), each part at least 16 steps of the
-// kernel's walk through K, at most kMatmulMaxKSplits. 1 for the other
-// families and where M x N alone fills the device.
+// How many parts a variant splits K of an M x N x K product into on this
+// device (each part's partial product goes to a workspace, and a second pass
+// adds them in order), each part at least 16 steps of the kernel's walk
+// through K, at most kMatmulMaxKSplits. A skinny family: enough work-groups
+// for every compute unit (8 per unit on a GPU, 2 on a CPU). The blocked
+// family, whose work-groups are heavy: only where its tiles leave compute
+// units idle, as many parts as one wave of two work-groups per unit holds
+// (127 x 8191 in 128 x 128 tiles: 64 work-groups on 132 units, 4 parts). 1
+// for tiled and naive, and where M x N alone fills the device.
 constexpr std::size_t kMatmulMaxKSplits = 64;
 std::size_t matmul_k_splits(MatmulKernel family, const Variant& variant, std::size_t m,
                             std::size_t n, std::size_t k, const DeviceCaps& caps);
@@ -155,6 +167,11 @@ class Matmul {
   // per family, size class and power-of-two alignment of M, N and K (up to
   // 16). For a size of 0, loaded().
   const LoadedKernel& loaded_for(std::size_t m, std::size_t n, std::size_t k) const;
+  // How many kernel launches enqueue makes for this shape with the variant
+  // chosen for it: one per part of K (kMatmulMaxKPerLaunch), two where that
+  // part is also split over work-groups (the partial products, then their
+  // sum). One launch's event times the whole product only where this is 1.
+  std::size_t launches(std::size_t m, std::size_t n, std::size_t k) const;
   const Explanation& explanation() const { return loaded().explanation; }
   // What learning online timed for this shape so far, or learned
   // (OnlineChoice::report); "" where nothing is learned for it.
