@@ -49,6 +49,10 @@ struct Walk {
   // Which function uses which Workgroup variable, and calls which functions.
   std::uint32_t function = 0;  // the one being read, 0 outside
   std::map<std::uint32_t, std::set<std::uint32_t>> uses, calls;
+  // Ids decorated with Import linkage, by name (llvm-spirv imports the
+  // built-in variables so), and the module's functions.
+  std::map<std::uint32_t, std::string> imports;
+  std::set<std::uint32_t> functions;
   std::string problem;  // first malformed thing seen
 };
 
@@ -83,6 +87,14 @@ spv_result_t on_instruction(void* user, const spv_parsed_instruction_t* inst) {
   switch (op) {
     case spv::Op::OpFunction:
       walk.function = inst->result_id;
+      walk.functions.insert(inst->result_id);
+      break;
+    case spv::Op::OpDecorate:
+      // Operands: target, LinkageAttributes, name, linkage type.
+      if (n >= 4 && word(1) == static_cast<std::uint32_t>(spv::Decoration::LinkageAttributes) &&
+          word(3) == static_cast<std::uint32_t>(spv::LinkageType::Import)) {
+        walk.imports[word(0)] = literal_string(*inst, inst->operands[2]);
+      }
       break;
     case spv::Op::OpFunctionEnd:
       walk.function = 0;
@@ -265,6 +277,17 @@ ModuleInfo inspect_module(const std::vector<std::uint32_t>& spirv, const std::st
   if (!parse_error.empty()) throw Error("SPIRV-Tools cannot parse the module: " + parse_error);
 
   walk.info.capabilities = capability_names(spirv);
+  // A function imported is one the module calls without its body: no driver
+  // links it (PoCL and Intel's runtime fail at build time), so the module
+  // cannot ship. (An `inline` helper without `static` in OpenCL C 1.2 is
+  // one: C99 inline emits no definition.)
+  for (const auto& [id, name] : walk.imports) {
+    if (walk.functions.count(id)) {
+      throw Error("the module imports the function \"" + name +
+                  "\" (Import linkage): it is called but has no body in the module; an OpenCL "
+                  "C helper declared `inline` without `static` is one way to get this");
+    }
+  }
   // The variables `kernel` reaches, through its calls; every one where the
   // module has no such kernel.
   std::set<std::uint32_t> used;

@@ -296,7 +296,9 @@ std::string OnlineChoice::Impl::describe_locked() const {
   return out;
 }
 
-// The entry: the timed candidates, fastest first, at the rate they ran.
+// The entry: the choice first (the current one stays unless another was
+// `margin` faster), then the other timed candidates, fastest first, each at
+// the rate it ran.
 void OnlineChoice::Impl::store_entry_locked() {
   TuningEntry e =
       measured_entry(caps, family->manifest().family, load.form, problem, "fatcl online");
@@ -304,7 +306,9 @@ void OnlineChoice::Impl::store_entry_locked() {
   for (std::size_t c = 0; c < variants.size(); ++c) {
     if (built[c] && trial.timings(c)) order.push_back(c);
   }
+  const std::size_t choice = trial.best();
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if ((a == choice) != (b == choice)) return a == choice;
     return trial.best_ms(a) < trial.best_ms(b);
   });
   for (std::size_t c : order) {
@@ -314,7 +318,7 @@ void OnlineChoice::Impl::store_entry_locked() {
                          std::isfinite(gflops) ? gflops : 0});
   }
   stored = true;
-  LoadedKernel& chosen = *built[trial.best()];
+  LoadedKernel& chosen = *built[choice];
   chosen.tuning_entry = e;
   chosen.explanation.tuning = describe_locked();
   const std::shared_ptr<Store> store = load.store ? load.store : Store::user();

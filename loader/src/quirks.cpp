@@ -56,6 +56,20 @@ const QuirkRow kQuirks[] = {
      "the --uninitialized checker aborts on LLVM's freeze instruction, which Oclgrind's own "
      "optimiser emits for loops with guarded prefetches",
      "kernels are built from source with -cl-opt-disable", "-cl-opt-disable"},
+    {"Oclgrind", "", "", "", "Oclgrind 21.10", "kernel-local-mem-counts-the-program",
+     "a kernel gets the __local memory of every kernel in its program (CL_KERNEL_LOCAL_MEM_SIZE "
+     "reads 33280 B for a blocked 128x128 point, whose kernel declares 16640, and a launch "
+     "beyond the device's 32 KiB fails with CL_OUT_OF_RESOURCES)",
+     "CL_KERNEL_LOCAL_MEM_SIZE decides whether a built variant fits: those points are refused "
+     "there",
+     ""},
+    {"Oclgrind", "", "", "", "Oclgrind 21.10", "no-noalias-scope-intrinsic",
+     "clang emits llvm.experimental.noalias.scope.decl where it inlines a function with "
+     "restrict parameters (the blocked family's tile, always_inline), and Oclgrind's interpreter "
+     "does not know it: the kernel fails to create",
+     "kernels are built with restrict defined away (-Drestrict=): the same kernel without the "
+     "no-alias promise",
+     "-Drestrict="},
 };
 
 // The first run of dot-separated numbers in a driver version ("22.3.6",

@@ -129,6 +129,30 @@ TEST(Compiler, SpirV14IsInvalidForOpenCL12) {
   EXPECT_NE(message.find("version"), std::string::npos) << message;
 }
 
+// A helper written `inline` without `static` (OpenCL C 1.2 follows C99: no
+// definition is emitted) leaves the module calling a function it imports:
+// refused at build time, naming the function, where drivers failed to link
+// it at run time. With `static` the same kernel builds.
+TEST(Compiler, AModuleThatImportsAFunctionIsRefused) {
+  REQUIRE_TOOLCHAIN();
+  TempDir dir;
+  for (const char* storage : {"inline", "static inline"}) {
+    std::ofstream(dir.path / "helper.cl", std::ios::trunc)
+        << storage << " float twice(float x) { return 2.0f * x; }\n"
+        << "__kernel void helper(__global float* a) { a[0] = twice(a[0]); }\n";
+    VariantRequest r;
+    r.family = "helper";
+    r.kernel = "helper";
+    r.source = dir.path / "helper.cl";
+    const std::string message = error_of([&] { compile_variant(Toolchain{}, r); });
+    if (std::string(storage) == "inline") {
+      EXPECT_NE(message.find("imports the function \"twice\""), std::string::npos) << message;
+    } else {
+      EXPECT_EQ(message, "(no error)");
+    }
+  }
+}
+
 TEST(Compiler, CompileErrorsNameTheVariantAndTheLine) {
   REQUIRE_TOOLCHAIN();
   TempDir dir;

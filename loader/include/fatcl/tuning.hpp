@@ -49,7 +49,8 @@ struct TuningEntry {
   std::string form;
   std::string measured;               // UTC date and time, ISO 8601
   std::string fatcl_version;          // of the fatcl that measured
-  std::vector<TunedVariant> ranking;  // fastest first
+  std::vector<TunedVariant> ranking;  // the choice first: fastest first, but learning online
+                                      // keeps its current choice within OnlineOptions::margin
   std::string origin;                 // where it was read: the file, or "shipped with fatcl"
   // Who measured it, kept through exports and merges ("fatcl tune on
   // <host>"); "" where the file does not say.
