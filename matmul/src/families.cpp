@@ -238,11 +238,12 @@ skinny_efficiency(const char* width, std::size_t small_dim) {
 // 4: the 16-wide CPU point ran 155 GFLOP/s at 1024^3 and 34 at 1000^3,
 // when unaligned rows took that path too; they load with vloadN now, and
 // on the H200 cost the 128 x 128 points about 8 %: 24 against 26 TFLOP/s
-// at 384 x 8191 x 4099 and 384 x 8192 x 4096, 2026-12-01); and how much of the device its
-// work-groups fill (at most one per compute unit counted: too few tiles leave units idle, as 127
-// rows in 128-row tiles do on the H200, unless K is split over them, matmul_k_splits: then each
-// part's K is padded to whole slices too, and the second pass, which reads the parts once, is not
-// counted).
+// at 384 x 8191 x 4099 and 384 x 8192 x 4096, 2026-12-01); and how much
+// of the device its work-groups fill (at most one per compute unit
+// counted: too few tiles leave units idle, as 127 rows in 128-row tiles do
+// on the H200, unless K is split over them, matmul_k_splits: then each
+// part's K is padded to whole slices too, and the second pass, which reads
+// the parts once, is not counted).
 constexpr double kGuardedShare = 0.25;
 double blocked_efficiency(const Variant& v, const DeviceCaps& caps,
                           const std::vector<std::size_t>& problem) {
