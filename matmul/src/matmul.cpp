@@ -457,10 +457,26 @@ cl::Event Matmul::Impl::launch(const cl::CommandQueue& queue, Chosen& chosen,
 }
 
 MatmulWarmth warm_matmul_programs(const cl::Context& context, const cl::Device& device,
-                                  const std::shared_ptr<ProgramCache>& cache) {
+                                  const std::shared_ptr<ProgramCache>& cache,
+                                  const std::vector<std::string>& families) {
+  std::string known;
+  for (MatmulKernel k : matmul_kernels())
+    known += std::string(known.empty() ? "" : ", ") + to_string(k);
+  for (const std::string& name : families) {
+    const auto& all = matmul_kernels();
+    if (std::none_of(all.begin(), all.end(),
+                     [&](MatmulKernel k) { return name == to_string(k); })) {
+      throw Error("no bundled matmul family is called \"" + name.substr(0, 100) +
+                  "\" (the families: " + known + ")");
+    }
+  }
   const DeviceCaps caps = DeviceCaps::query(device);
   MatmulWarmth w;
   for (MatmulKernel k : matmul_kernels()) {
+    if (!families.empty() &&
+        std::find(families.begin(), families.end(), to_string(k)) == families.end()) {
+      continue;
+    }
     const Family& family = matmul_family(k);
     for (const Candidate& c : plan(family.manifest(), caps).chain) {
       LoadOptions lo;

@@ -1,9 +1,13 @@
-// A temporary folder under /tmp, removed with everything in it at scope exit.
+// A temporary folder under /tmp, removed with everything in it at scope exit,
+// and the whole-file reads and writes the tests make in it.
 #pragma once
 
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 namespace fatcl::test {
 
@@ -20,5 +24,16 @@ struct TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 };
+
+inline std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void write_file(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+}
 
 }  // namespace fatcl::test

@@ -17,6 +17,7 @@ namespace fatcl::tool {
 VerbRun add_cache(CLI::App& app) {
   struct Options {
     std::string action;
+    std::vector<std::string> families;
     bool json = false;
   };
   auto o = std::make_shared<Options>();
@@ -29,8 +30,15 @@ VerbRun add_cache(CLI::App& app) {
   cmd->add_option("action", o->action, "stats, clear or warm")
       ->required()
       ->check(CLI::IsMember({"stats", "clear", "warm"}));
+  cmd->add_option("--family", o->families,
+                  "warm: only this family (blocked, tiled, naive, fewrows, fewcols); repeat for "
+                  "more (default: all)");
   cmd->add_flag("--json", o->json, "print one JSON document to stdout");
   return [o] {
+    if (!o->families.empty() && o->action != "warm") {
+      throw Error("--family chooses what `fatcl cache warm` builds; `cache " + o->action +
+                  "` takes the whole cache");
+    }
     const std::shared_ptr<ProgramCache> cache = ProgramCache::user();
     nlohmann::json report = {{"folder", cache->dir().string()}, {"enabled", cache->enabled()}};
     if (!cache->enabled()) {
@@ -49,7 +57,7 @@ VerbRun add_cache(CLI::App& app) {
         for (const cl::Device& device : p.devices) {
           const DeviceCaps caps = DeviceCaps::query(device);
           const cl::Context context = context_for(device);
-          const MatmulWarmth w = warm_matmul_programs(context, device, cache);
+          const MatmulWarmth w = warm_matmul_programs(context, device, cache, o->families);
           nlohmann::json failed = nlohmann::json::array();
           for (const Step& f : w.failed) {
             failed.push_back({{"variant", f.variant},

@@ -190,14 +190,17 @@ class Matmul {
 // no product start compiles): every (variant, tier) of the bundled families
 // that the device takes, loaded once without tuning so that its program
 // lands in `cache`. A tuning entry may choose a variant's source build over
-// its PTX, or the reverse, so every tier is built.
+// its PTX, or the reverse, so every tier is built. `families` names the
+// families to warm by to_string(MatmulKernel) (a product that calls only
+// some of them); empty: all. An unknown name is an Error that lists them.
 struct MatmulWarmth {
   std::size_t built = 0;           // built now, and cached
   std::size_t already_cached = 0;  // from the cache, or a program with the same bytes
   std::vector<Step> failed;        // each (variant, tier) that did not load, and why
 };
 MatmulWarmth warm_matmul_programs(const cl::Context& context, const cl::Device& device,
-                                  const std::shared_ptr<ProgramCache>& cache);
+                                  const std::shared_ptr<ProgramCache>& cache,
+                                  const std::vector<std::string>& families = {});
 
 // The trial launch of the matmul families' descriptions: a small product of
 // exact small integers (two work-group tiles and a ragged edge in every
