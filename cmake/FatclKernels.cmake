@@ -162,6 +162,10 @@ function(fatcl_add_kernel_variants)
       message(STATUS "fatcl: ${F_FAMILY}: toolchain not found, using the committed copy in ${committed}")
     endif()
     target_sources(${F_TARGET} PRIVATE "${committed}/${F_FAMILY}.embed.cpp")
+    # Each bundle's arrays are named alike in an anonymous namespace: a
+    # unity build compiles it on its own.
+    set_source_files_properties("${committed}/${F_FAMILY}.embed.cpp" PROPERTIES
+                                SKIP_UNITY_BUILD_INCLUSION ON)
     target_include_directories(${F_TARGET} PUBLIC "$<BUILD_INTERFACE:${committed}>")
     set_property(TARGET ${F_TARGET} APPEND PROPERTY FATCL_BUNDLE_DIRS "${committed}")
     return()
@@ -206,6 +210,8 @@ function(fatcl_add_kernel_variants)
     COMMENT "fatcl: compile, validate and bundle the variants of ${F_FAMILY}"
     VERBATIM)
   target_sources(${F_TARGET} PRIVATE "${out}/bundle/${F_FAMILY}.embed.cpp")
+  set_source_files_properties("${out}/bundle/${F_FAMILY}.embed.cpp" PROPERTIES
+                              SKIP_UNITY_BUILD_INCLUSION ON)
   target_include_directories(${F_TARGET} PUBLIC "$<BUILD_INTERFACE:${out}/bundle>")
   set_property(TARGET ${F_TARGET} APPEND PROPERTY FATCL_BUNDLE_DIRS "${out}/bundle")
 

@@ -21,17 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using test::TempDir;
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write(const fs::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
-}
-
 TEST(ProgramCache, RoundTripAndOff) {
   TempDir dir;
   ProgramCache cache(dir.path / "programs", 1 << 20);
@@ -58,9 +47,9 @@ TEST(ProgramCache, DamagedEntriesAreDiscardedWithTheirReason) {
   ProgramCache cache(dir.path, 1 << 20);
   const std::string binary(1000, 'b');
   ASSERT_EQ(cache.put("key", binary), "");
-  const std::string good = read(cache.path_of("key"));
+  const std::string good = test::read_file(cache.path_of("key"));
   ASSERT_EQ(cache.put("other key", binary), "");
-  const std::string foreign = read(cache.path_of("other key"));
+  const std::string foreign = test::read_file(cache.path_of("other key"));
   std::string flipped = good;
   flipped[flipped.size() - 10] ^= 1;
   const struct {
@@ -78,7 +67,7 @@ TEST(ProgramCache, DamagedEntriesAreDiscardedWithTheirReason) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.reason);
-    write(cache.path_of("key"), c.bytes);
+    test::write_file(cache.path_of("key"), c.bytes);
     std::string why;
     EXPECT_FALSE(cache.get("key", &why));
     EXPECT_NE(why.find(c.reason), std::string::npos) << why;
@@ -107,7 +96,7 @@ TEST(ProgramCache, TheLeastRecentlyUsedGoFirst) {
 
 TEST(ProgramCache, AFolderThatCannotBeWrittenDegradesWithTheReason) {
   TempDir dir;
-  write(dir.path / "a-file", "not a folder");
+  test::write_file(dir.path / "a-file", "not a folder");
   ProgramCache cache(dir.path / "a-file" / "programs", 1 << 20);
   const std::string warning = cache.put("key", "binary");
   EXPECT_NE(warning.find("not cached: cannot create"), std::string::npos) << warning;
@@ -116,7 +105,7 @@ TEST(ProgramCache, AFolderThatCannotBeWrittenDegradesWithTheReason) {
 
 TEST(ProgramCache, APathThatIsAFileIsNamedByStatsAndClear) {
   TempDir dir;
-  write(dir.path / "a-file", "not a folder");
+  test::write_file(dir.path / "a-file", "not a folder");
   ProgramCache cache(dir.path / "a-file", 1 << 20);
   for (const auto& call : {std::function<void()>([&] { cache.stats(); }),
                            std::function<void()>([&] { cache.clear(); })}) {

@@ -10,10 +10,6 @@
 namespace fatcl {
 namespace {
 
-void write(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
-
 const Icd* icd_of(const IcdSearch& search, const std::string& file) {
   for (const Icd& icd : search.icds) {
     if (std::filesystem::path(icd.icd_file).filename() == file) return &icd;
@@ -25,11 +21,12 @@ const Icd* icd_of(const IcdSearch& search, const std::string& file) {
 // the first OpenCL call, which find_icds() makes.
 TEST(Icd, AFolderOfIcdFilesIsReadByTheLoadersRules) {
   test::TempDir dir;
-  write(dir.path / "absent.icd", "/nonexistent/libfatcl-absent.so\n");
-  write(dir.path / "empty.icd", "");
-  write(dir.path / "not-an-icd.icd", "libm.so.6\n");  // loaded already, and no ICD
-  write(dir.path / "needs-missing.icd", std::string(FATCL_TEST_ICD_NEEDS_MISSING) + "\n");
-  write(dir.path / "readme.txt", "/nonexistent/ignored.so\n");  // not *.icd: not read
+  test::write_file(dir.path / "absent.icd", "/nonexistent/libfatcl-absent.so\n");
+  test::write_file(dir.path / "empty.icd", "");
+  test::write_file(dir.path / "not-an-icd.icd", "libm.so.6\n");  // loaded already, and no ICD
+  test::write_file(dir.path / "needs-missing.icd",
+                   std::string(FATCL_TEST_ICD_NEEDS_MISSING) + "\n");
+  test::write_file(dir.path / "readme.txt", "/nonexistent/ignored.so\n");  // not *.icd: not read
   ASSERT_EQ(setenv("OCL_ICD_VENDORS", dir.path.c_str(), 1), 0);
   const IcdSearch search = find_icds();
   EXPECT_EQ(search.where, "OCL_ICD_VENDORS=" + dir.path.string() + " (a folder)");
