@@ -44,7 +44,8 @@ Ranking tuned_ranking(const TuningEntry& entry, const Ranking& family) {
     return std::nullopt;
   };
   r.rule =
-      "measured speed on this device (the tuning entry below), each variant first in the "
+      "measured speed (the tuning entry below: this device's, else the most similar measured "
+      "device's), each variant first in the "
       "tier it was measured in, then " +
       family.rule;
   return r;

@@ -214,6 +214,15 @@ TEST(Store, AnUnseenDeviceTakesTheMostSimilarMeasuredDevicesEntries) {
                      "there, MHz 2000 here, 2596 there"),
             std::string::npos)
       << why;
+  // Another device that reports the znver3 one's figures exactly (PoCL built
+  // for znver1 on the same machine): a neighbour, never "this device".
+  const TuningMatch on_twin = store.find_tuning(pocl_cpu("znver1"), m, {1000, 1000, 1000});
+  ASSERT_TRUE(on_twin.entry) << on_twin.to_string();
+  EXPECT_EQ(on_twin.entry->ranking.front().variant, "matmul_tiled_TILE8");
+  EXPECT_LT(on_twin.similarity, 1);
+  EXPECT_NE(on_twin.to_string().find("the most similar measured device is pthread-znver3-AMD EPYC"),
+            std::string::npos)
+      << on_twin.to_string();
   // A Zen 5 (AVX-512): the AVX-512 measurement.
   const TuningMatch on_zen5 = store.find_tuning(pocl_cpu("znver5"), m, {1024, 1024, 1024});
   ASSERT_TRUE(on_zen5.entry);
