@@ -336,6 +336,14 @@ const std::vector<MatmulKernel>& matmul_kernels() {
   return all;
 }
 
+std::string matmul_kernel_names() {
+  std::string names;
+  for (MatmulKernel k : matmul_kernels()) {
+    names += std::string(names.empty() ? "" : ", ") + to_string(k);
+  }
+  return names;
+}
+
 MatmulKernel matmul_family_for(std::size_t m, std::size_t n, MatmulKernel general, bool gpu) {
   if (m <= kMatmulSkinny && m <= n) return MatmulKernel::FewRows;
   if (n <= (gpu ? kMatmulFewColsGpu : kMatmulSkinny)) return MatmulKernel::FewCols;
@@ -371,9 +379,8 @@ MatmulKernel matmul_kernel_of(const std::string& variant) {
       if (v.name == variant) return k;
     }
   }
-  throw Error(
-      "no bundled matmul family (blocked, tiled, naive, fewrows, fewcols) has a variant \"" +
-      variant.substr(0, 100) + "\"");
+  throw Error("no bundled matmul family (" + matmul_kernel_names() + ") has a variant \"" +
+              variant.substr(0, 100) + "\"");
 }
 
 LaunchGeometry matmul_geometry(MatmulKernel family, const Variant& variant, std::size_t m,

@@ -459,24 +459,23 @@ cl::Event Matmul::Impl::launch(const cl::CommandQueue& queue, Chosen& chosen,
 MatmulWarmth warm_matmul_programs(const cl::Context& context, const cl::Device& device,
                                   const std::shared_ptr<ProgramCache>& cache,
                                   const std::vector<std::string>& families) {
-  std::string known;
-  for (MatmulKernel k : matmul_kernels())
-    known += std::string(known.empty() ? "" : ", ") + to_string(k);
+  // The families named, each looked up once; all where none is named.
+  std::vector<MatmulKernel> wanted =
+      families.empty() ? matmul_kernels() : std::vector<MatmulKernel>{};
   for (const std::string& name : families) {
     const auto& all = matmul_kernels();
-    if (std::none_of(all.begin(), all.end(),
-                     [&](MatmulKernel k) { return name == to_string(k); })) {
+    const auto k =
+        std::find_if(all.begin(), all.end(), [&](MatmulKernel f) { return name == to_string(f); });
+    if (k == all.end()) {
       throw Error("no bundled matmul family is called \"" + name.substr(0, 100) +
-                  "\" (the families: " + known + ")");
+                  "\" (the families: " + matmul_kernel_names() + ")");
     }
+    wanted.push_back(*k);
   }
   const DeviceCaps caps = DeviceCaps::query(device);
   MatmulWarmth w;
   for (MatmulKernel k : matmul_kernels()) {
-    if (!families.empty() &&
-        std::find(families.begin(), families.end(), to_string(k)) == families.end()) {
-      continue;
-    }
+    if (std::find(wanted.begin(), wanted.end(), k) == wanted.end()) continue;
     const Family& family = matmul_family(k);
     for (const Candidate& c : plan(family.manifest(), caps).chain) {
       LoadOptions lo;

@@ -30,9 +30,9 @@ VerbRun add_cache(CLI::App& app) {
   cmd->add_option("action", o->action, "stats, clear or warm")
       ->required()
       ->check(CLI::IsMember({"stats", "clear", "warm"}));
-  cmd->add_option("--family", o->families,
-                  "warm: only this family (blocked, tiled, naive, fewrows, fewcols); repeat for "
-                  "more (default: all)");
+  cmd->add_option(
+      "--family", o->families,
+      "warm: only this family (" + matmul_kernel_names() + "); repeat for more (default: all)");
   cmd->add_flag("--json", o->json, "print one JSON document to stdout");
   return [o] {
     if (!o->families.empty() && o->action != "warm") {

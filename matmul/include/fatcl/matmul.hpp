@@ -40,6 +40,8 @@ inline bool matmul_splits_k(MatmulKernel k) {
 // Every bundled family, in the order Auto tries them for a shape that is
 // not skinny (the skinny ones last).
 const std::vector<MatmulKernel>& matmul_kernels();
+// Their names, ", "-joined: "blocked, tiled, naive, fewrows, fewcols".
+std::string matmul_kernel_names();
 
 // The skinny families serve products with at most this many rows
 // (few-rows) or columns (few-columns) of C, the latter on a GPU only up to
