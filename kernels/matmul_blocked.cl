@@ -21,17 +21,20 @@
  * with SB (loaded as VWN-float vectors along N). GPU-shaped variants stage
  * both; CPU-shaped ones stage nothing and keep a wide block per work-item.
  *
- * Edges: a slice whose columns lie inside B and C and whose K lies inside
- * A and B takes the fast path: vector loads, no guards. Rows of the tile
- * past M read A's last row instead (their results are never stored). B
- * read straight from global memory loads with vloadN (element-aligned);
- * staged slices load as aligned vectors where the leading dimension and
- * offset are multiples of the vector width, else with vloadN. Any other
- * slice takes the guarded path (scalar loads, zeros outside the
- * matrices). Stores are vectors where the tile's columns are inside C and
- * its rows aligned, else guarded scalars; rows past M are never stored.
- * Every condition is uniform over the work-group, so every work-item
- * reaches every barrier. Any M, N, K >= 1 is correct.
+ * Edges: where M >= MWG the last row of tiles is moved up to end at row M,
+ * and where N >= NWG the last column of tiles left to end at column N; a
+ * moved tile computes the rows and columns it shares with its neighbour
+ * again and stores only its own. So every tile is whole and its fast path
+ * needs no guard and no clamp. A slice whose K lies inside A and B takes
+ * the fast path for A where the tiles are whole in rows, for B where they
+ * are whole in columns: vector loads, aligned ones where the leading
+ * dimension and offset (and, for B, the tile's first column) are multiples
+ * of the vector width, else vloadN, chosen once for the whole slice. Any
+ * other slice, and every slice where M < MWG or N < NWG, takes the guarded
+ * path (scalar loads, zeros outside the matrices). Stores are vectors
+ * where the tile is whole, in place and C's rows aligned, else guarded
+ * scalars. Every condition is uniform over the work-group, so every
+ * work-item reaches every barrier. Any M, N, K >= 1 is correct.
  *
  * PF = 1 fetches the next slice into registers before computing this one.
  *
@@ -102,16 +105,25 @@
 
 /* FETCH(k): the A and B slices starting at column/row k into the registers
  * ra and rb, as vectors where the slice is inside (aligned ones, or vloadN
- * where the leading dimension or offset is not a multiple), else as
- * guarded scalars. STASH(): those registers into As (transposed) and Bs. */
+ * where the leading dimension, offset or first column is not a multiple
+ * of the width: one branch for the whole slice, not a choice per load),
+ * else as guarded scalars. STASH(): those registers into As (transposed)
+ * and Bs. */
 #if SA
-#define FETCH_A(kn, fast_n)                                                               \
+#define FETCH_A_VECTORS(kn, LOAD)                                                         \
   for (int l = 0; l < A_LOADS; ++l) {                                                     \
     const int idx = l * WGS + tid, r = idx / (KWG / VWM), kv = idx % (KWG / VWM);        \
-    if (fast_n) {                                                                         \
-      __global const float* p = A + a_offset + (long)min(row0 + r, M - 1) * lda + (kn);   \
-      ra[l] = a_aligned ? ((__global const floatM*)p)[kv] : VLOADM(kv, p);                \
-    } else {                                                                              \
+    __global const float* p = A + a_offset + (long)(row0 + r) * lda + (kn);               \
+    ra[l] = LOAD;                                                                         \
+  }
+#define FETCH_A(kn, fast_n)                                                               \
+  if ((fast_n) && rows_whole && a_aligned) {                                              \
+    FETCH_A_VECTORS(kn, ((__global const floatM*)p)[kv])                                  \
+  } else if ((fast_n) && rows_whole) {                                                    \
+    FETCH_A_VECTORS(kn, VLOADM(kv, p))                                                    \
+  } else {                                                                                \
+    for (int l = 0; l < A_LOADS; ++l) {                                                   \
+      const int idx = l * WGS + tid, r = idx / (KWG / VWM), kv = idx % (KWG / VWM);      \
       float t[VWM];                                                                       \
       for (int c = 0; c < VWM; ++c) t[c] = A_GUARDED(row0 + r, (kn) + kv * VWM + c);     \
       ra[l] = VLOADM(0, t);                                                               \
@@ -129,14 +141,21 @@
 #define STASH_A()
 #endif
 #if SB
-#define FETCH_B(kn, fast_n)                                                               \
+#define FETCH_B_VECTORS(kn, LOAD)                                                         \
   for (int l = 0; l < B_LOADS; ++l) {                                                     \
     const int idx = l * WGS + tid, k = idx / (NWG / VWN), nv = idx % (NWG / VWN);        \
-    const long brow = b_offset + (long)((kn) + k) * ldb;                                  \
-    if (fast_n) {                                                                         \
-      __global const float* p = B + brow + col0;                                          \
-      rb[l] = b_aligned ? ((__global const floatN*)p)[nv] : VLOADN(nv, p);                \
-    } else {                                                                              \
+    __global const float* p = B + b_offset + (long)((kn) + k) * ldb + col0;               \
+    rb[l] = LOAD;                                                                         \
+  }
+#define FETCH_B(kn, fast_n)                                                               \
+  if ((fast_n) && cols_whole && b_aligned) {                                              \
+    FETCH_B_VECTORS(kn, ((__global const floatN*)p)[nv])                                  \
+  } else if ((fast_n) && cols_whole) {                                                    \
+    FETCH_B_VECTORS(kn, VLOADN(nv, p))                                                    \
+  } else {                                                                                \
+    for (int l = 0; l < B_LOADS; ++l) {                                                   \
+      const int idx = l * WGS + tid, k = idx / (NWG / VWN), nv = idx % (NWG / VWN);      \
+      const long brow = b_offset + (long)((kn) + k) * ldb;                                \
       float t[VWN];                                                                       \
       for (int c = 0; c < VWN; ++c) {                                                     \
         const int col = col0 + nv * VWN + c;                                              \
@@ -156,7 +175,7 @@
 #endif
 #define FETCH(kn)                                                       \
   do {                                                                  \
-    const int fast_n = cols_inside && (kn) + KWG <= K;                  \
+    const int fast_n = (kn) + KWG <= K;                                 \
     FETCH_A(kn, fast_n)                                                 \
     FETCH_B(kn, fast_n)                                                 \
   } while (0)
@@ -202,24 +221,29 @@ static __attribute__((always_inline)) void blocked_tile(const int M, const int N
                          const int accumulate STAGED_PARAMS) {
   const int tx = (int)get_local_id(0);
   const int ty = (int)get_local_id(1);
-  const int row0 = (int)get_group_id(1) * MWG;
-  const int col0 = (int)get_group_id(0) * NWG;
+  /* The tile's own first row and column, and where it computes from: the
+   * last tiles moved back to end at M and N where the matrix holds a whole
+   * tile (uniform over the work-group). */
+  const int own_row0 = (int)get_group_id(1) * MWG;
+  const int own_col0 = (int)get_group_id(0) * NWG;
+  const int rows_whole = M >= MWG;
+  const int cols_whole = N >= NWG;
+  const int row0 = rows_whole ? min(own_row0, M - MWG) : own_row0;
+  const int col0 = cols_whole ? min(own_col0, N - NWG) : own_col0;
 #if SA || SB
   const int tid = ty * NDIMC + tx;
 #endif
 #if SA
   floatM ra[A_LOADS];
+  const int a_aligned = VWM == 1 || (lda % VWM == 0 && a_offset % VWM == 0);
 #endif
 #if SB
   floatN rb[B_LOADS];
+  const int b_aligned = ldb % VWN == 0 && b_offset % VWN == 0 && col0 % VWN == 0;
 #endif
-
-  /* Uniform over the work-group: the tile's columns lie inside C, and
-   * which vector accesses are aligned to their width. */
-  const int cols_inside = col0 + NWG <= N;
-  const int a_aligned = VWM == 1 || (lda % VWM == 0 && a_offset % VWM == 0);
-  const int b_aligned = ldb % VWN == 0 && b_offset % VWN == 0;
-  const int c_aligned = ldc % VWN == 0;
+  /* Vector stores where the tile is whole and in place and C's rows are
+   * aligned (col0 is then a multiple of NWG, so of VWN). */
+  const int c_vectors = cols_whole && col0 == own_col0 && ldc % VWN == 0;
 
   floatN acc[MWI][NVW];
 #pragma unroll
@@ -235,7 +259,8 @@ static __attribute__((always_inline)) void blocked_tile(const int M, const int N
   FETCH(0);
 #endif
   for (int kk = 0; kk < K; kk += KWG) {
-    const int fast = cols_inside && kk + KWG <= K;
+    /* The copy of the slice's loop that reads unstaged operands unguarded. */
+    const int fast = (SA || rows_whole) && (SB || cols_whole) && kk + KWG <= K;
 #if SA || SB
     STASH();
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -247,8 +272,8 @@ static __attribute__((always_inline)) void blocked_tile(const int M, const int N
     /* The slice's multiply-adds. Operands not staged come from global
      * memory, in one of two copies of the loop, each free of branches: on
      * the fast path B with vloadN (whatever its alignment: as fast as an
-     * aligned vector load on PoCL, 2026-12-01) and rows past M from A's last
-     * row, else guarded scalars. */
+     * aligned vector load on PoCL, 2026-12-01) and A unguarded, else
+     * guarded scalars. */
 #if SA && SB
 #define SLICE_VARIANTS 1
 #else
@@ -288,8 +313,7 @@ static __attribute__((always_inline)) void blocked_tile(const int M, const int N
               const float a = As[k][ty * MWI + i];
 #else
               const int row = row0 + ty * MWI + i;
-              const float a = guarded ? A_GUARDED(row, kk + k)
-                                      : A[a_offset + (long)min(row, M - 1) * lda + kk + k];
+              const float a = guarded ? A_GUARDED(row, kk + k) : A[a_offset + (long)row * lda + kk + k];
 #endif
 #pragma unroll
               for (int j = 0; j < NVW; ++j) acc[i][j] = MULADD((floatN)(a), b[j], acc[i][j]);
@@ -307,17 +331,17 @@ static __attribute__((always_inline)) void blocked_tile(const int M, const int N
 #endif
   }
 
-  /* Store the block's rows inside C: vectors where its columns are inside
-   * and aligned, guarded scalars otherwise. */
+  /* Store the block's own rows and columns inside C: vectors where the
+   * tile is whole, in place and aligned, guarded scalars otherwise. */
 #pragma unroll
   for (int i = 0; i < MWI; ++i) {
     const int row = row0 + ty * MWI + i;
-    if (row >= M) break;
+    if (row < own_row0 || row >= M) continue;
     __global float* crow = C + (long)row * ldc;
 #pragma unroll
     for (int j = 0; j < NVW; ++j) {
       const int cv = j * NDIMC + tx;
-      if (cols_inside && c_aligned) {
+      if (c_vectors) {
         __global floatN* p = (__global floatN*)(crow + col0) + cv;
         *p = accumulate ? *p + acc[i][j] : acc[i][j];
       } else {
@@ -326,7 +350,7 @@ static __attribute__((always_inline)) void blocked_tile(const int M, const int N
 #pragma unroll
         for (int c = 0; c < VWN; ++c) {
           const int col = col0 + cv * VWN + c;
-          if (col < N) crow[col] = accumulate ? crow[col] + t[c] : t[c];
+          if (col >= own_col0 && col < N) crow[col] = accumulate ? crow[col] + t[c] : t[c];
         }
       }
     }

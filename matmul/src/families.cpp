@@ -232,19 +232,26 @@ skinny_efficiency(const char* width, std::size_t small_dim) {
 
 // The blocked family's model of a problem (FamilyDescription::efficiency):
 // the share of the launched work that is not a tile's padding (M, N to
-// whole MWG x NWG tiles, K to whole KWG slices); the cost of the guarded
-// path, which a tile whose columns cross the right edge of C takes, at
-// kGuardedShare of the fast path's rate (measured on PoCL, 2 cores of a Zen
-// 4: the 16-wide CPU point ran 155 GFLOP/s at 1024^3 and 34 at 1000^3,
-// when unaligned rows took that path too; they load with vloadN now, and
-// on the H200 cost the 128 x 128 points about 8 %: 24 against 26 TFLOP/s
-// at 384 x 8191 x 4099 and 384 x 8192 x 4096, 2026-12-01); and how much
-// of the device its work-groups fill (at most one per compute unit
-// counted: too few tiles leave units idle, as 127 rows in 128-row tiles do
-// on the H200, unless K is split over them, matmul_k_splits: then each
-// part's K is padded to whole slices too, and the second pass, which reads
-// the parts once, is not counted).
-constexpr double kGuardedShare = 0.25;
+// whole MWG x NWG tiles, the rows and columns a moved last tile computes
+// again included; K to whole KWG slices); the cost of the guarded path,
+// which a point that reads A (or B) from global memory takes on every
+// slice where M < MWG (or N < NWG), at a share of the fast path's rate:
+// kGuardedShareCpu on a CPU (measured on PoCL, 2 cores of a Zen 4: the
+// 16-wide CPU point ran 155 GFLOP/s at 1024^3 and 34 at 1000^3 when every
+// unaligned row took that path), kGuardedShareGpu on a GPU (the H200's
+// 128 x 128 point that reads A from global memory, 2026-12-02: 13.3
+// TFLOP/s guarded at 127 x 8191 x 4099, 8.3 unguarded at 130 x 8191 x
+// 4099, where its tiles compute 256 rows: about 0.8 of what the padding
+// alone predicts); a point that stages the operand guards only its fetch,
+// which cost the H200's 128 x 128 points nothing measurable (33.3 TFLOP/s
+// at 127 x 8191 x 4099); and how much of the device its
+// work-groups fill (at most one per compute unit counted: too few tiles
+// leave units idle, as 127 rows in 128-row tiles do on the H200, unless K
+// is split over them, matmul_k_splits: then each part's K is padded to
+// whole slices too, and the second pass, which reads the parts once, is
+// not counted).
+constexpr double kGuardedShareCpu = 0.25;
+constexpr double kGuardedShareGpu = 0.8;
 double blocked_efficiency(const Variant& v, const DeviceCaps& caps,
                           const std::vector<std::size_t>& problem) {
   if (problem.size() != 3) return 1;
@@ -257,8 +264,8 @@ double blocked_efficiency(const Variant& v, const DeviceCaps& caps,
                              std::min(problem[2], matmul_k_per_launch(caps)), caps));
   const double k_part = std::ceil(std::ceil(k / parts) / kwg) * kwg;
   const double useful = (m * n * k) / (tiles_m * mwg * tiles_n * nwg * parts * k_part);
-  const double inside = std::floor(n / nwg) / tiles_n;
-  const double guarded = 1 / (inside + (1 - inside) / kGuardedShare);
+  const bool guarded_loop = (v.param("SA") == 0 && m < mwg) || (v.param("SB") == 0 && n < nwg);
+  const double guarded = !guarded_loop ? 1 : caps.is_gpu() ? kGuardedShareGpu : kGuardedShareCpu;
   const double units = std::max(1.0, double(caps.compute_units));
   return useful * guarded * std::min(1.0, tiles_m * tiles_n * parts / units);
 }

@@ -215,9 +215,10 @@ std::vector<Size> sizes() {
     // The variant's own tile edges: 1x1x1, and one below and one above a
     // tile multiple in each dimension, M != N != K (Oclgrind checks every
     // access of the ragged tiles). A blocked variant's second shape has
-    // two whole tiles across N instead: its fast path with aligned rows,
-    // and rows past M (read from A's last row, never stored); the first
-    // runs it with unaligned rows (vloadN).
+    // two whole tiles across N instead: its fast path with aligned rows and
+    // its last row of tiles moved up to end at M; the first moves its last
+    // column of tiles left to end at N (unaligned: vloadN) and has fewer
+    // rows than a tile (guarded).
     try {
       const std::string name = env("FATCL_TEST_VARIANT");
       const Variant& v = matmul_family(matmul_kernel_of(name)).manifest().variant(name);
