@@ -59,6 +59,19 @@ bool online_tuning_from_environment() {
   return v && *v == "online";
 }
 
+std::string codegen_environment() {
+  // Intel's CL_CONFIG_CPU_TARGET_ARCH=core-avx2 made AVX2 binaries that a
+  // later run without it was served from the cache (half the speed on a
+  // Zen 4, 2026-12-02).
+  static const char* const kNames[] = {"CL_CONFIG_CPU_TARGET_ARCH", "CL_CONFIG_USE_VECTORIZER",
+                                       "CL_CONFIG_CPU_VECTORIZER_MODE", "POCL_WORK_GROUP_METHOD"};
+  std::string out;
+  for (const char* name : kNames) {
+    if (const auto v = get(name)) out += std::string("|env ") + name + "=" + *v;
+  }
+  return out;
+}
+
 std::vector<std::string> environment_notes() {
   std::vector<std::string> notes;
   if (const auto v = get("FATCL_TUNE"); v && *v != "online" && *v != "off" && !v->empty()) {

@@ -136,10 +136,10 @@ class CandidateLoad {
         key_{caps.key(), strategy_.built(family, variant, build_options_), tier},
         // The program cache's key: also the bytes handed to the driver, not
         // only the manifest's word for them (a module that changed under the
-        // same name is a new key).
+        // same name is a new key), and the driver's code-generation settings.
         cache_key_(key_.to_string() + "|" + build_options_ + "|bytes " +
                    std::to_string(fnv1a64(strategy_.input(family, variant))) + "|fatcl " +
-                   fatcl_version()),
+                   fatcl_version() + detail::codegen_environment()),
         trial_launch_(options.trial ? options.trial : family.description().trial) {}
 
   Attempt run() {

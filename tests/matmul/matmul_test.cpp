@@ -921,6 +921,18 @@ TEST(Auto, ProgramCacheServesTheNextLoadAndSurvivesDamage) {
     EXPECT_EQ(second.loaded().origin, ProgramOrigin::ProgramCache);
     EXPECT_LE(run_and_compare(second, {41, 33, 17}), kMatmulTolerance);
   }
+  // A driver setting that changes the code it generates is part of the key:
+  // what was built without it is not served with it (Intel's CPU runtime's
+  // CL_CONFIG_CPU_TARGET_ARCH=core-avx2 had been served AVX-512 binaries).
+  setenv("CL_CONFIG_CPU_TARGET_ARCH", "core-avx2", 1);
+  o.cache = std::make_shared<ProgramCache>(dir, 1ull << 30);
+  {
+    Matmul other_code(runtime().context, runtime().device, o);
+    EXPECT_EQ(other_code.loaded().origin, ProgramOrigin::Built)
+        << other_code.explanation().to_string(Explanation::Detail::EveryStep);
+    EXPECT_LE(run_and_compare(other_code, {39, 31, 19}), kMatmulTolerance);
+  }
+  unsetenv("CL_CONFIG_CPU_TARGET_ARCH");
   // Damage every entry three ways in turn; each load still computes right.
   const char* damages[] = {"garbage", "truncate", "foreign"};
   for (const char* damage : damages) {
