@@ -235,7 +235,11 @@ skinny_efficiency(const char* width, std::size_t small_dim) {
 // whole MWG x NWG tiles, the rows and columns a moved last tile computes
 // again included; K to whole KWG slices); the cost of the guarded path,
 // which a point that reads A (or B) from global memory takes on every
-// slice where M < MWG (or N < NWG), at a share of the fast path's rate:
+// slice where M < MWG (or N < NWG), and, where K is not split, on its last
+// slice where K is not a multiple of KWG (PoCL, 2 cores of a Zen 4,
+// 2026-12-02: at 2000 x 2000 x 300 the 16-wide KWG16 point, 19 slices, ran
+// 130 GFLOP/s against 154 for its KWG4 twin, 75 whole slices, which the
+// 1024^3 tune had measured 8 % slower), at a share of the fast path's rate:
 // kGuardedShareCpu on a CPU (measured on PoCL, 2 cores of a Zen 4: the
 // 16-wide CPU point ran 155 GFLOP/s at 1024^3 and 34 at 1000^3 when every
 // unaligned row took that path), kGuardedShareGpu on a GPU (the H200's
@@ -244,12 +248,18 @@ skinny_efficiency(const char* width, std::size_t small_dim) {
 // 4099, where its tiles compute 256 rows: about 0.8 of what the padding
 // alone predicts); a point that stages the operand guards only its fetch,
 // which cost the H200's 128 x 128 points nothing measurable (33.3 TFLOP/s
-// at 127 x 8191 x 4099); and how much of the device its
-// work-groups fill (at most one per compute unit counted: too few tiles
-// leave units idle, as 127 rows in 128-row tiles do on the H200, unless K
-// is split over them, matmul_k_splits: then each part's K is padded to
-// whole slices too, and the second pass, which reads the parts once, is
-// not counted).
+// at 127 x 8191 x 4099); and how much of the device its work-groups
+// fill (at most one per compute unit counted: too few tiles leave units
+// idle, as 127 rows in 128-row tiles do on the H200, unless K is split
+// over them, matmul_k_splits: then each part's K is padded to whole slices
+// too, and the second pass, which reads the parts once, is not counted).
+// Not counted: a last wave of work-groups that is nearly empty (1500^3 on
+// the H200, 2026-12-02: 144 work-groups of the 128 x 128 point for 132
+// units ran 20.6 TFLOP/s against 39.3 at 2048^3). Counting waves of one
+// work-group a unit chose worse there (1500^3 at 0.75 of the fastest
+// instead of 0.87: it moved the choice to the 64 x 64 tile, of which
+// several fit a unit, and which lost as much, 37.8 -> 19.3): how many fit
+// depends on registers that OpenCL does not report.
 constexpr double kGuardedShareCpu = 0.25;
 constexpr double kGuardedShareGpu = 0.8;
 double blocked_efficiency(const Variant& v, const DeviceCaps& caps,
@@ -265,7 +275,13 @@ double blocked_efficiency(const Variant& v, const DeviceCaps& caps,
   const double k_part = std::ceil(std::ceil(k / parts) / kwg) * kwg;
   const double useful = (m * n * k) / (tiles_m * mwg * tiles_n * nwg * parts * k_part);
   const bool guarded_loop = (v.param("SA") == 0 && m < mwg) || (v.param("SB") == 0 && n < nwg);
-  const double guarded = !guarded_loop ? 1 : caps.is_gpu() ? kGuardedShareGpu : kGuardedShareCpu;
+  const bool unstaged = v.param("SA") == 0 || v.param("SB") == 0;
+  const double slices = k_part / kwg;
+  const double guarded_slices = guarded_loop                                       ? slices
+                                : unstaged && parts == 1 && std::fmod(k, kwg) != 0 ? 1
+                                                                                   : 0;
+  const double share = caps.is_gpu() ? kGuardedShareGpu : kGuardedShareCpu;
+  const double guarded = slices / (slices - guarded_slices + guarded_slices / share);
   const double units = std::max(1.0, double(caps.compute_units));
   return useful * guarded * std::min(1.0, tiles_m * tiles_n * parts / units);
 }
