@@ -4,10 +4,12 @@
 // variant (geometric mean 0.87 at 4096): tuning measures both.
 #include "ptx.hpp"
 
+#include <algorithm>
 #include <regex>
 
-#include "fatcl/error.hpp"
+#include "fatcl/detail/atomic_file.hpp"
 #include "fatcl/detail/process.hpp"
+#include "fatcl/error.hpp"
 
 namespace fs = std::filesystem;
 
@@ -20,6 +22,49 @@ std::size_t number(const std::smatch& m, std::size_t i) {
   } catch (const std::exception&) {
     throw Error("ptxas printed a number out of range: " + m[i].str());
   }
+}
+
+// Each kernel of the LLVM IR text `ir` with a reqd_work_group_size gets
+// NVPTX's reqntid annotations, so that the PTX says `.reqntid x, y, z`:
+// without it the driver's JIT allocates registers for any work-group size,
+// and a 512-item work-group of the 256 x 128 blocked point failed to launch
+// on the H200 with CL_OUT_OF_RESOURCES (148 registers a work-item,
+// 2026-12-02); with it ptxas keeps to 65536 / 512.
+std::string with_reqntid(std::string ir) {
+  static const std::regex kernel(
+      R"(^define [^\n]*spir_kernel void @(\w+)\([^\n]*!reqd_work_group_size !(\d+))",
+      std::regex::multiline);
+  static const std::regex node_id(R"(^!(\d+) = )", std::regex::multiline);
+  std::size_t next = 0;
+  for (auto it = std::sregex_iterator(ir.begin(), ir.end(), node_id); it != std::sregex_iterator();
+       ++it) {
+    next = std::max(next, number(*it, 1) + 1);
+  }
+  std::string refs, nodes;
+  for (auto it = std::sregex_iterator(ir.begin(), ir.end(), kernel); it != std::sregex_iterator();
+       ++it) {
+    const std::string name = (*it)[1], size_node = (*it)[2];
+    std::smatch m;
+    if (!std::regex_search(
+            ir, m,
+            std::regex("^!" + size_node + R"( = !\{i32 (\d+), i32 (\d+), i32 (\d+)\})",
+                       std::regex::multiline))) {
+      throw Error("the LLVM IR of kernel " + name + " names reqd_work_group_size !" + size_node +
+                  " but has no such node");
+    }
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+      const std::string id = "!" + std::to_string(next++);
+      refs += ", " + id;
+      nodes += id + " = !{ptr @" + name + ", !\"reqntid" + "xyz"[axis] + "\", i32 " +
+               m[axis + 1].str() + "}\n";
+    }
+  }
+  if (refs.empty()) return ir;
+  const std::string list = "!nvvm.annotations = !{";
+  const std::size_t at = ir.find("\n" + list);
+  if (at == std::string::npos) throw Error("the LLVM IR has no !nvvm.annotations");
+  ir.insert(ir.find('}', at), refs);
+  return ir + nodes;
 }
 
 }  // namespace
@@ -80,7 +125,7 @@ PtxBuild compile_ptx(const Toolchain& toolchain, const VariantRequest& request,
                      const std::string& language, const std::string& variant, const fs::path& cl,
                      const fs::path& dir) {
   const std::string bc = (dir / "ptx.bc").string(), linked = (dir / "ptx-linked.bc").string(),
-                    optimised = (dir / "ptx-opt.bc").string(), out = (dir / "k.ptx").string();
+                    optimised = (dir / "ptx-opt.ll").string(), out = (dir / "k.ptx").string();
   std::vector<std::string> clang{
       toolchain.clang, "-cl-std=" + language,     "-target", "nvptx64-nvidia-nvcl", "-O3",
       "-Xclang",       "-finclude-default-header"};
@@ -90,7 +135,8 @@ PtxBuild compile_ptx(const Toolchain& toolchain, const VariantRequest& request,
   // libclc's triple is nvptx64-unknown-nvidiacl: llvm-link warns, and links.
   run_tool({toolchain.llvm_link, "--only-needed", bc, toolchain.libclc_nvptx, "-o", linked},
            "llvm-link (PTX route, libclc)");
-  run_tool({toolchain.opt, "-O3", linked, "-o", optimised}, "opt (PTX route)");
+  run_tool({toolchain.opt, "-O3", "-S", linked, "-o", optimised}, "opt (PTX route)");
+  write_file_atomic(optimised, with_reqntid(read_text(optimised)));
   run_tool({toolchain.llc, "-march=nvptx64", "-mcpu=" + toolchain.ptx_cpu, optimised, "-o", out},
            "llc (PTX route)");
   PtxBuild b;

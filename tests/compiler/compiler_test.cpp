@@ -320,6 +320,9 @@ TEST(Compiler, PtxRouteRecordsAndEmbedsEachVariantsPtx) {
   EXPECT_EQ(info.ptx->size, v.ptx.size());
   EXPECT_EQ(info.ptx->sha256, sha256_hex(v.ptx.data(), v.ptx.size()));
   EXPECT_NE(v.ptx.find(".entry matmul_tiled"), std::string::npos);
+  // Its reqd_work_group_size, which bounds the registers the driver's JIT
+  // may give a work-item.
+  EXPECT_NE(v.ptx.find(".reqntid 16, 16, 1"), std::string::npos);
   EXPECT_EQ(v.ptx.find("call.uni"), std::string::npos) << "libclc's built-ins are inlined";
   if (!t.ptxas.empty()) {
     ASSERT_TRUE(info.ptx->ptxas);
