@@ -238,7 +238,12 @@ OnlineChoice::OnlineChoice(const cl::Context& context, const cl::Device& device,
   }
   d.built[0] = std::move(current);
   d.operations.assign(d.variants.size(), 0);
-  if (d.variants.size() > 1) d.builder = std::thread([&d] { d.build_all(); });
+  if (d.variants.size() < 2) return;
+  if (options.build_first) {
+    d.build_all();
+  } else {
+    d.builder = std::thread([&d] { d.build_all(); });
+  }
 }
 
 OnlineChoice::~OnlineChoice() {

@@ -170,7 +170,8 @@ std::string BenchReport::to_text() const {
     }
     if (s.online) {
       const BenchOnline& o = *s.online;
-      out += "  online, " + std::to_string(o.call_ms.size()) + " calls" +
+      out += "  online, first use " + detail::format("%.0f", o.first_use_ms) + " ms, " +
+             std::to_string(o.call_ms.size()) + " calls" +
              (o.all_ok ? " (every result right)" : " (A RESULT WAS WRONG)") + ": ";
       if (!o.learned) {
         out += "nothing learned (an entry measured on this device decided)";
@@ -267,7 +268,8 @@ std::string BenchReport::to_json() const {
     size["heuristic_vs_best"] = best ? json(s.heuristic_gflops / best->gflops) : json(nullptr);
     if (s.online) {
       const BenchOnline& o = *s.online;
-      size["online"] = {{"calls_ms", o.call_ms},
+      size["online"] = {{"first_use_ms", o.first_use_ms},
+                        {"calls_ms", o.call_ms},
                         {"all_ok", o.all_ok},
                         {"learned", o.learned},
                         {"settled_at", o.settled_at},

@@ -120,10 +120,11 @@ TEST(BenchReport, JsonCarriesTheRatiosAndEachResult) {
 
 // A size called as a product learning online: after which call it chose,
 // the choice over the fastest, and the slowest call over the median call
-// after the choice (with and without the first).
+// after the choice (with and without the first); the first use's builds.
 TEST(BenchReport, OnlineCallsSayWhenTheChoiceWasMadeAndWhatTheyCost) {
   BenchReport r = report();
   BenchOnline o;
+  o.first_use_ms = 1234.4;
   o.call_ms = {9, 2, 6, 2, 1, 1, 1.2, 0.8, 1};
   o.learned = true;
   o.settled_at = 5;
@@ -135,16 +136,18 @@ TEST(BenchReport, OnlineCallsSayWhenTheChoiceWasMadeAndWhatTheyCost) {
   const nlohmann::json j = nlohmann::json::parse(r.to_json());
   const nlohmann::json& online = j["sizes"][0]["online"];
   EXPECT_EQ(online["settled_at"], 5);
+  EXPECT_DOUBLE_EQ(online["first_use_ms"].get<double>(), 1234.4);
   EXPECT_DOUBLE_EQ(online["choice_vs_best"].get<double>(), 0.9);
   // After call 5: 1, 1.2, 0.8, 1 -> median 1 (the upper middle).
   EXPECT_DOUBLE_EQ(online["slowest_vs_choice"].get<double>(), 9);
   EXPECT_DOUBLE_EQ(online["slowest_after_first_vs_choice"].get<double>(), 6);
   EXPECT_FALSE(j["sizes"][1].contains("online"));
   const std::string text = r.to_text();
-  EXPECT_NE(text.find("online, 9 calls (every result right): chose after call 5, runs "
-                      "matmul_blocked_A [spirv] 90.0 GFLOP/s = 0.90x the best; slowest call "
-                      "9.00x the choice's, after the first 6.00x"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("online, first use 1234 ms, 9 calls (every result right): chose after call 5, runs "
+                "matmul_blocked_A [spirv] 90.0 GFLOP/s = 0.90x the best; slowest call "
+                "9.00x the choice's, after the first 6.00x"),
+      std::string::npos)
       << text;
   // Not settled within the calls: no call ran the choice.
   r.sizes[0].online->settled_at = 0;

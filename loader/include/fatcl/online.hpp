@@ -4,16 +4,17 @@
 // the leading candidates on the real calls, one candidate per call, each
 // call still computing its whole result with a variant that loaded; the
 // fastest is then kept as a tuning entry in the store, so that the next run
-// loads it at once. The other candidates are built on a thread of their
-// own meanwhile, so no call waits for a build; the timing starts once they
+// loads it at once. The other candidates are built when the class is first
+// met, before its first call runs (OnlineOptions::build_first), or on a
+// thread of their own while the calls go on; the timing starts once they
 // are built.
 //
-// What it costs, bounded: while learning, each timed call waits for the
-// queue to finish before and after it (the calls in between stay
-// asynchronous); at most `candidates` variants are built once more (from the
-// program cache where it has them), and each is timed at most `rounds`
-// times after `warmup` calls, one that ran `drop_factor` times slower than
-// the fastest no more after that.
+// What it costs, bounded: the class's first use builds up to `candidates`
+// - 1 more variants (from the program cache where it has them); while
+// learning, each timed call waits for the queue to finish before and after
+// it (the calls in between stay asynchronous), and each candidate is timed
+// at most `rounds` times after `warmup` calls, one that ran `drop_factor`
+// times slower than the fastest no more after that.
 #pragma once
 
 #include <cstddef>
@@ -43,6 +44,14 @@ struct OnlineOptions {
   // learning without a margin kept variants the bench then timed at
   // 0.75-0.84 of the current choice).
   double margin = 1.10;
+  // Build the other candidates when the class is first met, before its
+  // first call (true), or on a thread of their own while the calls run the
+  // current choice (false). A call made beside a build waits for the driver
+  // on NVIDIA (16x the choice's time at 2000x2000x300 on the H200,
+  // 2026-12-01) and shares the cores on a CPU; building first puts that
+  // cost into the first use, which builds the current choice anyway, and
+  // lets the timing start at the first call.
+  bool build_first = true;
 };
 
 // Which candidate the next call runs, apart from any device (the tests
@@ -104,16 +113,16 @@ std::vector<std::string> online_candidates(const Family& family, const DeviceCap
 class OnlineChoice {
  public:
   // `current` is the kernel the calls would run otherwise (candidate 0);
-  // the other variants are loaded with `load` (its store and cache) on a
-  // thread of this object's, each in the tier `load`'s ranked plan tries it
-  // first (a tuning entry's tier where it measured one), else the first
-  // that loads. The entry
-  // goes into load.store (null: Store::user()).
+  // the other variants are loaded with `load` (its store and cache) here
+  // (OnlineOptions::build_first) or on a thread of this object's, each in
+  // the tier `load`'s ranked plan tries it first (a tuning entry's tier
+  // where it measured one), else the first that loads. The entry goes into
+  // load.store (null: Store::user()).
   OnlineChoice(const cl::Context& context, const cl::Device& device, const Family& family,
                std::vector<std::size_t> problem, LoadedKernel current,
                std::vector<std::string> variants, LoadOptions load,
                const OnlineOptions& options = {});
-  ~OnlineChoice();  // waits for the build in flight
+  ~OnlineChoice();  // waits for a build in flight
   OnlineChoice(const OnlineChoice&) = delete;
   OnlineChoice& operator=(const OnlineChoice&) = delete;
 

@@ -102,8 +102,12 @@ struct BenchResult {
 // long until the choice is made, then times it.
 constexpr double kOnlineSettleSeconds = 30;
 struct BenchOnline {
-  std::vector<double> call_ms;  // each call, host clock around a finished queue
-  bool all_ok = true;           // every call's result checked right
+  // The shape's first use before its first call (the builds: the current
+  // choice's, and the candidates' where it learns), then each call, host
+  // clock around a finished queue.
+  double first_use_ms = 0;
+  std::vector<double> call_ms;
+  bool all_ok = true;  // every call's result checked right
   // The call after which the choice was made (the bench calls on past
   // call_ms, up to kOnlineSettleSeconds, until it is); 0: not made.
   std::size_t settled_at = 0;
