@@ -235,8 +235,8 @@ TuneMeasurement measure_candidate(TuneRun& run, const TuneCandidate& c, const Ma
 // The leaders again, in turn and twice as often: measured minutes apart,
 // near-equal variants trade places on a busy machine; side by side they do
 // not.
-void remeasure_leaders(TuneRun& run, TuneShapeResult& result, double best_gflops,
-                       const MatmulProblem& p, LaunchTimer& timer) {
+// Measured again: the (up to 4) fastest within 0.8 of the best, fastest first.
+std::vector<TuneMeasurement*> leaders_of(TuneShapeResult& result, double best_gflops) {
   std::vector<TuneMeasurement*> leaders;
   for (TuneMeasurement& m : result.measured) {
     if (m.ok && m.failure.empty() && m.gflops >= 0.8 * best_gflops) leaders.push_back(&m);
@@ -245,10 +245,26 @@ void remeasure_leaders(TuneRun& run, TuneShapeResult& result, double best_gflops
     return a->gflops > b->gflops;
   });
   if (leaders.size() > 4) leaders.resize(4);
-  if (leaders.size() < 2 || run.stopped()) return;
+  if (leaders.size() < 2) leaders.clear();
+  return leaders;
+}
+constexpr int kRemeasureRounds = 2;  // times run.reps launches of each leader
+
+// What measuring the leaders again will take, in seconds (their launches
+// only: they are built), kept out of the search's share of the budget.
+double remeasure_seconds(const TuneRun& run, TuneShapeResult& result, double best_gflops) {
+  double ms = 0;
+  for (const TuneMeasurement* m : leaders_of(result, best_gflops)) ms += m->ms;
+  return ms * kRemeasureRounds * run.reps / 1e3;
+}
+
+void remeasure_leaders(TuneRun& run, TuneShapeResult& result, double best_gflops,
+                       const MatmulProblem& p, LaunchTimer& timer) {
+  const std::vector<TuneMeasurement*> leaders = leaders_of(result, best_gflops);
+  if (leaders.empty() || run.stopped()) return;
   std::vector<std::vector<double>> ms(leaders.size());
   try {
-    for (int i = 0; i < 2 * run.reps; ++i) {
+    for (int i = 0; i < kRemeasureRounds * run.reps; ++i) {
       for (std::size_t l = 0; l < leaders.size(); ++l) {
         const std::string key = leaders[l]->variant + "/" + to_string(leaders[l]->tier);
         ms[l].push_back(timer.ms(*run.built.at(key), p));
@@ -327,9 +343,14 @@ TuneShapeResult tune_shape(TuneRun& run, const BenchShape& s, double deadline,
       *interrupted = true;
       break;
     }
-    // Budget: go on while the mean cost so far fits before the deadline.
+    // Budget: go on while the mean cost so far fits before the deadline,
+    // with the leaders' second measurement (seconds at 2048^3 on a CPU)
+    // still to come inside it.
     const double mean = run.measured_total ? run.spent_measuring / double(run.measured_total) : 0;
-    if (search.picked() > 0 && run.elapsed() + mean > deadline) break;
+    if (search.picked() > 0 &&
+        run.elapsed() + mean + remeasure_seconds(run, result, search.best_gflops()) > deadline) {
+      break;
+    }
     const TuneCandidate* c = search.next();
     if (!c) break;
     const Clock::time_point t0 = Clock::now();
