@@ -101,9 +101,7 @@ std::vector<double> interleaved_median_ms(const cl::CommandQueue& queue,
       const auto start = std::chrono::steady_clock::now();
       for (int b = 0; b < batch[r]; ++b) runs[r]();
       check_cl(queue.finish(), "clFinish");
-      const double elapsed =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-              .count();
+      const double elapsed = detail::ms_since(start);
       ms[r].push_back(elapsed / batch[r]);
       if (i == 0 && elapsed < kBatchMs) {
         batch[r] =
@@ -353,8 +351,7 @@ void time_by_its_check(const cl::CommandQueue& queue, const MatmulProblem& p,
         const auto t0 = std::chrono::steady_clock::now();
         std::string failure = run();
         check_cl(queue.finish(), "clFinish");
-        ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                 .count();
+        ms = detail::ms_since(t0);
         return failure;
       },
       r);
@@ -456,9 +453,7 @@ BenchOnline bench_online(const cl::Context& context, const cl::Device& device,
   // candidates' (OnlineOptions::build_first), before any call.
   const auto first_use = std::chrono::steady_clock::now();
   out.learned = !matmul.online_report(p.m, p.n, p.k).empty();
-  out.first_use_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_use)
-          .count();
+  out.first_use_ms = detail::ms_since(first_use);
   // The calls asked for, then on (untimed by the bench, at most
   // kOnlineSettleSeconds) until the choice is made, so that what is timed
   // after is the eventual choice.
@@ -477,8 +472,7 @@ BenchOnline bench_online(const cl::Context& context, const cl::Device& device,
       const auto start = std::chrono::steady_clock::now();
       matmul.enqueue(queue, p.a, p.b, p.c, p.m, p.n, p.k);
       queue.finish();
-      ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-               .count();
+      ms = detail::ms_since(start);
       return std::string();
     });
     out.all_ok = out.all_ok && r.ok;

@@ -1,6 +1,7 @@
-// bench's and tune's view of one checked run: its verdict in a BenchResult.
+// bench's and tune's view of one checked run (its verdict in a BenchResult) and of the host clock.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 
@@ -8,6 +9,12 @@
 #include "fatcl/checked_run.hpp"
 
 namespace fatcl::detail {
+
+// Milliseconds by the host clock since `start`.
+inline double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 // run_checked, its verdict copied into r (failure, relative_error, ok).
 // False if it did not run.

@@ -110,7 +110,7 @@ class LaunchTimer {
     const Clock::time_point h0 = Clock::now();
     cl::Event e = mm.enqueue(queue_, p.a, p.b, p.c, p.m, p.n, p.k);
     check_cl(queue_.finish(), "clFinish");
-    const double host_ms = std::chrono::duration<double, std::milli>(Clock::now() - h0).count();
+    const double host_ms = detail::ms_since(h0);
     if (events_real_ && mm.launches(p.m, p.n, p.k) == 1) {
       cl_ulong a = 0, b = 0;
       if (e.getProfilingInfo(CL_PROFILING_COMMAND_START, &a) == CL_SUCCESS &&
@@ -128,7 +128,7 @@ class LaunchTimer {
     const Clock::time_point b0 = Clock::now();
     for (int i = 0; i < batch; ++i) mm.enqueue(queue_, p.a, p.b, p.c, p.m, p.n, p.k);
     check_cl(queue_.finish(), "clFinish");
-    return std::chrono::duration<double, std::milli>(Clock::now() - b0).count() / batch;
+    return detail::ms_since(b0) / batch;
   }
   bool events_real() const { return events_real_; }
 
