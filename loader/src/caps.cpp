@@ -200,6 +200,12 @@ DeviceProfile DeviceCaps::profile() const {
   return p;
 }
 
+bool same_hardware(const DeviceProfile& a, const DeviceProfile& b) {
+  return a.gpu == b.gpu && a.vendor == b.vendor && a.isa == b.isa &&
+         a.compute_units == b.compute_units && a.local_mem_bytes == b.local_mem_bytes &&
+         a.native_float_width == b.native_float_width;
+}
+
 double device_similarity(const DeviceProfile& measured, const DeviceProfile& here,
                          std::string* why) {
   auto say = [&](const std::string& text) {
@@ -213,7 +219,8 @@ double device_similarity(const DeviceProfile& measured, const DeviceProfile& her
     say(std::string("a ") + (measured.gpu ? "GPU" : "CPU") + ", this device is not");
     return 0;
   }
-  if (measured.device == here.device && measured.driver == here.driver) {
+  if (measured.device == here.device && measured.driver == here.driver &&
+      same_hardware(measured, here)) {
     say("this device and driver");
     return 1;
   }

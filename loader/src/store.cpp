@@ -247,9 +247,9 @@ std::string problem_text(const std::vector<std::size_t>& problem) {
 std::string TuningEntry::size_class() const { return fatcl::size_class(problem); }
 
 bool measured_here(const TuningEntry& e, const DeviceCaps& caps) {
-  return e.platform == caps.platform_name && e.driver == caps.driver_version &&
-         (e.measured_on ? e.device == caps.device_name
-                        : device_matches(e.device, caps.device_name));
+  if (e.platform != caps.platform_name || e.driver != caps.driver_version) return false;
+  if (!e.measured_on) return device_matches(e.device, caps.device_name);
+  return e.device == caps.device_name && same_hardware(*e.measured_on, caps.profile());
 }
 
 TuningEntry measured_entry(const DeviceCaps& caps, const std::string& family,

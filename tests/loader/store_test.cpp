@@ -231,6 +231,23 @@ TEST(Store, AnUnseenDeviceTakesTheMostSimilarMeasuredDevicesEntries) {
   const TuningMatch on_zen4 = store.find_tuning(zen4, m, {1024, 1024, 1024});
   EXPECT_EQ(on_zen4.similarity, 1);
   EXPECT_EQ(on_zen4.to_string().find("most similar"), std::string::npos);
+  EXPECT_TRUE(measured_here(*on_zen4.entry, zen4));
+  // Another CPU under the same name and driver (Intel's runtime calls every
+  // EPYC "AMD EPYC"; a PoCL built for znver3 runs on a Zen 4 too): its
+  // figures differ (here L2 as local memory, the vector width), so it is a
+  // neighbour, not the device measured.
+  DeviceCaps zen4_named_zen3 = zen3;
+  zen4_named_zen3.local_mem_bytes /= 2;
+  zen4_named_zen3.native_float_width = 8;
+  const TuningMatch on_renamed = store.find_tuning(zen4_named_zen3, m, {1024, 1024, 1024});
+  ASSERT_TRUE(on_renamed.entry) << on_renamed.to_string();
+  EXPECT_EQ(on_renamed.entry->ranking.front().variant, "matmul_tiled_TILE8");
+  EXPECT_LT(on_renamed.similarity, 1);
+  EXPECT_FALSE(measured_here(*on_renamed.entry, zen4_named_zen3));
+  EXPECT_NE(on_renamed.to_string().find("the most similar measured device is "
+                                        "pthread-znver3-AMD EPYC"),
+            std::string::npos)
+      << on_renamed.to_string();
   // An ARM CPU under the same PoCL: no measured device is like it.
   const DeviceCaps arm = pocl_cpu("neoverse-v1");
   const TuningMatch on_arm = store.find_tuning(arm, m, {1024, 1024, 1024});

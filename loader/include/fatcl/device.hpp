@@ -97,13 +97,20 @@ struct DeviceProfile {
 // and `nv_minor`: NVIDIA's compute capability, 0 where not reported.
 std::string device_isa(std::string_view device_name, std::string_view extensions,
                        unsigned nv_major = 0, unsigned nv_minor = 0);
+// Whether two profiles describe the same hardware under the same name: the
+// figures a device name does not pin down (Intel's CPU runtime calls every
+// EPYC "AMD EPYC"; PoCL names the LLVM CPU it compiles for, which a build can
+// set on another CPU) agree: device type, vendor, ISA, compute units, local
+// memory and native float vector width. The clock is left out: a machine
+// reports another one from boot to boot.
+bool same_hardware(const DeviceProfile& a, const DeviceProfile& b);
 // How alike two devices are for tuning, in [0, 1]: 0 across platforms (a
 // different compiler) or device types; else the weighted agreement of
 // vendor (0.2), ISA (0.35: DeviceCaps::isa, else for CPUs the native float
 // vector width; half where neither says), compute units (0.15), clock
 // (0.1), local memory (0.1) and driver version (0.1), each number by the
 // ratio of the smaller to the larger (a half where either reports none). 1
-// for the same device and driver.
+// for the same device and driver on the same hardware (same_hardware).
 // `why` (may be null) gets the figures, e.g. "same vendor, ISA avx2 here,
 // avx512 there, 2 and 2 compute units, ...".
 double device_similarity(const DeviceProfile& measured, const DeviceProfile& here,

@@ -71,8 +71,9 @@ struct TuningEntry {
 };
 std::string size_class(const std::vector<std::size_t>& problem);
 // Whether the entry was measured on this device and driver: its platform
-// and driver, and its device's name (a pattern, for an entry that keeps no
-// profile of its device), not a similar device's.
+// and driver, its device's name (a pattern, for an entry that keeps no
+// profile of its device) and, where it keeps one, the same hardware
+// (same_hardware: another CPU under the same name is a similar device).
 bool measured_here(const TuningEntry& entry, const DeviceCaps& caps);
 // An entry measured now, on this device, by `who` ("fatcl tune"): family,
 // form, platform, device, driver, what the device reports, problem, date,
