@@ -494,13 +494,22 @@ std::string_view Family::spirv(const std::string& variant) const {
 }
 
 TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const DeviceCaps& caps,
-                         const std::vector<std::size_t>& problem, std::string* why) {
+                         const std::vector<std::size_t>& problem, std::string* why,
+                         double* leader_gflops, double launch_ms) {
   if (why) why->clear();
+  if (leader_gflops) *leader_gflops = entry.ranking.empty() ? 0 : entry.ranking.front().gflops;
   const auto& efficiency = family.description().efficiency;
   if (!efficiency || problem.empty() || problem == entry.problem) return entry;
+  const auto& launches = family.description().launches;
+  auto flop = [](const std::vector<std::size_t>& p) {
+    double f = 2;
+    for (std::size_t s : p) f *= double(s);
+    return f;
+  };
+  const double flop_here = flop(problem), flop_there = flop(entry.problem);
   struct Carried {
     const TunedVariant* measured;
-    double here, there, predicted;
+    double here, there, launches_here, launches_there, predicted;
   };
   std::vector<Carried> carried;
   for (const TunedVariant& t : entry.ranking) {
@@ -509,25 +518,73 @@ TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const D
       if (candidate.name == t.variant) v = &candidate;
     }
     if (!v) return entry;  // a variant this build lacks: changed_code passes such entries over
-    const double here = efficiency(*v, caps, problem), there = efficiency(*v, caps, entry.problem);
-    carried.push_back({&t, here, there, there > 0 ? t.gflops * here / there : 0});
+    Carried c{&t, efficiency(*v, caps, problem), efficiency(*v, caps, entry.problem), 1, 1, 0};
+    if (launches) {
+      c.launches_here = launches(*v, caps, problem);
+      c.launches_there = launches(*v, caps, entry.problem);
+    }
+    if (c.there > 0 && c.here > 0 && t.gflops > 0) {
+      // Milliseconds: measured there, computing there (at least a tenth of
+      // it: a measurement is never all launching), and predicted here.
+      const double ms_there = flop_there / (t.gflops * 1e6);
+      const double computing = std::max(ms_there - c.launches_there * launch_ms, 0.1 * ms_there);
+      const double ms_here =
+          c.launches_here * launch_ms + computing * (flop_here / c.here) / (flop_there / c.there);
+      c.predicted = flop_here / (ms_here * 1e6);
+    }
+    carried.push_back(c);
   }
   std::stable_sort(carried.begin(), carried.end(),
                    [](const Carried& a, const Carried& b) { return a.predicted > b.predicted; });
   TuningEntry out = entry;
   out.ranking.clear();
   for (const Carried& c : carried) out.ranking.push_back(*c.measured);
+  if (leader_gflops && !carried.empty()) *leader_gflops = carried.front().predicted;
   if (why && !carried.empty() && out.ranking.front().variant != entry.ranking.front().variant) {
     *why = "the family's model carries the entry to " + problem_text(problem) +
-           " (measured GFLOP/s x efficiency here / efficiency there):";
+           (launch_ms > 0
+                ? detail::format(" (the time measured there less its launches, %.4f ms each, "
+                                 "x work / efficiency here over there, plus the launches here; "
+                                 "GFLOP/s there, efficiency here / there, launches here / there "
+                                 "= GFLOP/s here):",
+                                 launch_ms)
+                : std::string(" (measured GFLOP/s x efficiency here / efficiency there):"));
     for (std::size_t i = 0; i < carried.size() && i < 3; ++i) {
       const Carried& c = carried[i];
-      *why += detail::format("\n  %s [%s] %.0f x %.2f / %.2f = %.0f", c.measured->variant.c_str(),
-                             to_string(c.measured->tier), c.measured->gflops, c.here, c.there,
-                             c.predicted);
+      *why += launch_ms > 0
+                  ? detail::format("\n  %s [%s] %.0f, %.2f / %.2f, %.0f / %.0f = %.0f",
+                                   c.measured->variant.c_str(), to_string(c.measured->tier),
+                                   c.measured->gflops, c.here, c.there, c.launches_here,
+                                   c.launches_there, c.predicted)
+                  : detail::format("\n  %s [%s] %.0f x %.2f / %.2f = %.0f",
+                                   c.measured->variant.c_str(), to_string(c.measured->tier),
+                                   c.measured->gflops, c.here, c.there, c.predicted);
     }
   }
   return out;
+}
+
+double launch_floor_ms(const Store& store, const Family& family, const DeviceCaps& caps) {
+  const TuningMatch match = store.find_tuning(caps, family.manifest(), {1, 1, 1},
+                                              family.description().shipped_tuning, true);
+  const auto& launches = family.description().launches;
+  double fastest = 0;
+  for (const TuningEntry* e : match.device_entries) {
+    double work = 1;
+    for (std::size_t s : e->problem) work *= double(s);
+    if (e->problem.empty() || work > kLaunchFloorWork) continue;
+    for (const TunedVariant& t : e->ranking) {
+      const Variant* v = nullptr;
+      for (const Variant& candidate : family.manifest().variants) {
+        if (candidate.name == t.variant) v = &candidate;
+      }
+      if (!v || t.gflops <= 0) continue;
+      const double count = launches ? std::max(1.0, launches(*v, caps, e->problem)) : 1;
+      const double ms = 2 * work / (t.gflops * 1e6) / count;
+      if (fastest == 0 || ms < fastest) fastest = ms;
+    }
+  }
+  return fastest;
 }
 
 Plan ranked_plan(const Family& family, const DeviceCaps& caps, const LoadOptions& options,
@@ -543,8 +600,9 @@ Plan ranked_plan(const Family& family, const DeviceCaps& caps, const LoadOptions
     said = match.to_string();
     if (match.entry) {
       std::string why;
-      ranking =
-          tuned_ranking(carry_tuning(*match.entry, family, caps, options.problem, &why), ranking);
+      ranking = tuned_ranking(carry_tuning(*match.entry, family, caps, options.problem, &why,
+                                           nullptr, launch_floor_ms(*store, family, caps)),
+                              ranking);
       if (!why.empty()) said += "\n" + why;
       found = *match.entry;
     }

@@ -576,13 +576,19 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
   if (!device) return match;
   auto same_device = [&](const Viable& v) {
     if (device->similarity == 1) return v.similarity == 1;
+    const auto& a = v.entry->measured_on;
+    const auto& b = device->entry->measured_on;
+    // One name may stand for two machines (a PoCL built for znver3 measured
+    // on a Zen 3 and on a Zen 4): the neighbour is one of them.
     return v.entry->platform == device->entry->platform &&
-           v.entry->device == device->entry->device && v.entry->driver == device->entry->driver;
+           v.entry->device == device->entry->device && v.entry->driver == device->entry->driver &&
+           (!a || !b || same_hardware(*a, *b));
   };
   double best = 0;
   for (const Viable& v : viable) {
     if (!same_device(v)) continue;
     const TuningEntry* e = v.entry;
+    match.device_entries.push_back(e);
     // Nearest first; at the same distance the more specific device pattern
     // (an exact name before any pattern), then the file before the shipped.
     if (!match.entry || v.score < best ||

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 
+#include "fatcl/detail/format.hpp"
 #include "fatcl/matmul.hpp"
 #include "fatcl/store.hpp"
 #include "matmul_blocked.hpp"
@@ -216,18 +217,59 @@ Ranking skinny_ranking(const Manifest& manifest, std::function<bool(const Varian
   return r;
 }
 
+// How much of the device `groups` work-groups fill: at most one counted
+// per compute unit (too few leave units idle).
+double device_fill(double groups, const DeviceCaps& caps) {
+  return std::min(1.0, groups / std::max(1.0, double(caps.compute_units)));
+}
+
+// The work-groups a variant of `family` launches for a problem, its K split
+// as matmul_k_splits splits it (the part K runs in one launch).
+double launched_groups(MatmulKernel family, const Variant& v, const DeviceCaps& caps,
+                       const std::vector<std::size_t>& problem) {
+  const std::size_t parts = matmul_k_splits(family, v, problem[0], problem[1],
+                                            std::min(problem[2], matmul_k_per_launch(caps)), caps);
+  const LaunchGeometry g = matmul_geometry(family, v, problem[0], problem[1], {16, 16}, parts);
+  return double(g.global[0] / g.local[0]) * double(g.global[1] / g.local[1]) * double(g.depth);
+}
+
 // A skinny family's model of a problem (FamilyDescription::efficiency): the
 // passes over the large operand as skinny_ranking counts them, 1 / (passes
 // x (1 + width / 4)); an entry measured at 4 rows carried to 5 halves the
-// rate of a 4-row point and keeps that of an 8-row one.
+// rate of a 4-row point and keeps that of an 8-row one. Times how much of
+// the device its work-groups fill, K split included (14 x 48 x 290 on the
+// H200: one work-group of the few-rows point, 48.8 us against 10.7 for
+// the tiled kernel's three).
 std::function<double(const Variant&, const DeviceCaps&, const std::vector<std::size_t>&)>
-skinny_efficiency(const char* width, std::size_t small_dim) {
-  return [width, small_dim](const Variant& v, const DeviceCaps&,
-                            const std::vector<std::size_t>& problem) {
+skinny_efficiency(MatmulKernel family, const char* width, std::size_t small_dim) {
+  return [family, width, small_dim](const Variant& v, const DeviceCaps& caps,
+                                    const std::vector<std::size_t>& problem) {
     if (problem.size() != 3) return 1.0;
     const double w = double(v.param(width));
-    return 1 / (std::ceil(double(problem[small_dim]) / w) * (1 + w / 4));
+    return device_fill(launched_groups(family, v, caps, problem), caps) /
+           (std::ceil(double(problem[small_dim]) / w) * (1 + w / 4));
   };
+}
+
+// The model of a family that runs one work-item per element of C in square
+// work-groups of `side` (tiled: TILE, K in slices of TILE; naive: the
+// free work-group, K not sliced): the work not spent on padding, times
+// how much of the device its work-groups fill.
+double per_element_efficiency(double side, bool k_sliced, const DeviceCaps& caps,
+                              const std::vector<std::size_t>& problem) {
+  if (problem.size() != 3) return 1;
+  const double m = double(problem[0]), n = double(problem[1]), k = double(problem[2]);
+  const double rows = std::ceil(m / side), cols = std::ceil(n / side);
+  const double slices = k_sliced ? std::ceil(k / side) * side : k;
+  return m * n * k / (rows * side * cols * side * slices) * device_fill(rows * cols, caps);
+}
+double tiled_efficiency(const Variant& v, const DeviceCaps& caps,
+                        const std::vector<std::size_t>& problem) {
+  return per_element_efficiency(double(v.param("TILE")), true, caps, problem);
+}
+double naive_efficiency(const Variant&, const DeviceCaps& caps,
+                        const std::vector<std::size_t>& problem) {
+  return per_element_efficiency(16, false, caps, problem);
 }
 
 // The blocked family's model of a problem (FamilyDescription::efficiency):
@@ -282,8 +324,7 @@ double blocked_efficiency(const Variant& v, const DeviceCaps& caps,
                                                                                    : 0;
   const double share = caps.is_gpu() ? kGuardedShareGpu : kGuardedShareCpu;
   const double guarded = slices / (slices - guarded_slices + guarded_slices / share);
-  const double units = std::max(1.0, double(caps.compute_units));
-  return useful * guarded * std::min(1.0, tiles_m * tiles_n * parts / units);
+  return useful * guarded * device_fill(tiles_m * tiles_n * parts, caps);
 }
 
 // The tuning entries fatcl ships for the bundled families
@@ -308,22 +349,39 @@ Family make_family(MatmulKernel kernel, const EmbeddedFamily& embedded) {
       break;
     case MatmulKernel::Tiled:
       d.ranking = Ranking::by_work_group_items();
+      d.efficiency = tiled_efficiency;
+      break;
+    case MatmulKernel::Naive:
+      d.efficiency = naive_efficiency;
       break;
     case MatmulKernel::FewRows:
       d.ranking = skinny_ranking(
           manifest, [](const Variant& v) { return v.param("WGK") > 1; },
           "GPU: WGK > 1, K over several work-items; CPU: WGK = 1", "MS", 0);
-      d.efficiency = skinny_efficiency("MS", 0);
+      d.efficiency = skinny_efficiency(MatmulKernel::FewRows, "MS", 0);
       break;
     case MatmulKernel::FewCols:
       d.ranking = skinny_ranking(
           manifest, [](const Variant& v) { return v.param("WG") >= 32; },
           "GPU: WG >= 32 work-items per row; CPU: fewer, more rows per work-group", "NS", 1);
-      d.efficiency = skinny_efficiency("NS", 1);
+      d.efficiency = skinny_efficiency(MatmulKernel::FewCols, "NS", 1);
       break;
     default:
       break;
   }
+  // As Matmul launches it: a launch per slice of K (matmul_k_per_launch),
+  // two where that slice is split over work-groups.
+  d.launches = [kernel](const Variant& v, const DeviceCaps& caps,
+                        const std::vector<std::size_t>& p) {
+    if (p.size() != 3) return 1.0;
+    const std::size_t step = matmul_k_per_launch(caps);
+    double count = 0;
+    for (std::size_t k0 = 0; k0 < p[2]; k0 += step) {
+      const std::size_t kc = std::min(step, p[2] - k0);
+      count += matmul_k_splits(kernel, v, p[0], p[1], kc, caps) > 1 ? 2 : 1;
+    }
+    return count;
+  };
   d.trial = [kernel](const cl::Context& context, const cl::Device& device, const cl::Kernel& k,
                      const Variant& v) {
     return matmul_trial_launch(kernel, context, device, k, v);
@@ -367,10 +425,93 @@ std::string matmul_kernel_names() {
   return names;
 }
 
+MatmulKernel matmul_kernel_named(const std::string& name) {
+  for (MatmulKernel k : matmul_kernels()) {
+    if (name == to_string(k)) return k;
+  }
+  throw Error("no bundled matmul family is called \"" + name.substr(0, 100) +
+              "\" (the families: " + matmul_kernel_names() + ")");
+}
+
 MatmulKernel matmul_family_for(std::size_t m, std::size_t n, MatmulKernel general, bool gpu) {
   if (m <= kMatmulSkinny && m <= n) return MatmulKernel::FewRows;
   if (n <= (gpu ? kMatmulFewColsGpu : kMatmulSkinny)) return MatmulKernel::FewCols;
   return general;
+}
+
+MatmulFamilyChoice choose_matmul_family(const DeviceCaps& caps, const Store& store, std::size_t m,
+                                        std::size_t n, std::size_t k, MatmulKernel general) {
+  MatmulFamilyChoice choice;
+  choice.rule = matmul_family_for(m, n, general, caps.is_gpu());
+  choice.family = choice.rule;
+  std::vector<MatmulKernel> candidates;
+  const MatmulKernel chain[] = {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive};
+  bool after_general = false;
+  for (MatmulKernel f : chain) {
+    after_general = after_general || f == general;
+    if (after_general) candidates.push_back(f);
+  }
+  if (m <= kMatmulSkinny) candidates.push_back(MatmulKernel::FewRows);
+  if (n <= kMatmulSkinny) candidates.push_back(MatmulKernel::FewCols);
+  const std::vector<std::size_t> problem{m, n, k};
+  for (MatmulKernel f : candidates) {
+    const Family& family = matmul_family(f);
+    const TuningMatch match =
+        store.find_tuning(caps, family.manifest(), problem, family.description().shipped_tuning,
+                          family.description().efficiency != nullptr);
+    if (!match.entry || match.entry->ranking.empty()) continue;
+    FamilyPrediction p;
+    p.family = f;
+    p.entry = match.entry->describe();
+    p.measured = match.entry->problem;
+    for (std::size_t i = 0; i < 3 && i < p.measured.size(); ++i) {
+      p.distance += std::fabs(std::log2(double(std::max<std::size_t>(1, p.measured[i]))) -
+                              std::log2(double(problem[i])));
+    }
+    p.variant = carry_tuning(*match.entry, family, caps, problem, nullptr, &p.gflops,
+                             launch_floor_ms(store, family, caps))
+                    .ranking.front()
+                    .variant;
+    choice.predictions.push_back(std::move(p));
+  }
+  if (choice.predictions.empty()) return choice;
+  std::stable_sort(
+      choice.predictions.begin(), choice.predictions.end(),
+      [](const FamilyPrediction& a, const FamilyPrediction& b) { return a.distance < b.distance; });
+  const double reach = choice.predictions.front().distance + kFamilyReach;
+  const FamilyPrediction* best = nullptr;
+  bool rule_weighed = false;
+  for (FamilyPrediction& p : choice.predictions) {
+    p.weighed = p.distance <= reach;
+    rule_weighed = rule_weighed || (p.weighed && p.family == choice.rule);
+    if (p.weighed && (!best || p.gflops > best->gflops)) best = &p;
+  }
+  // A family is not passed over for want of a measurement.
+  if (rule_weighed) choice.family = best->family;
+  return choice;
+}
+
+std::string MatmulFamilyChoice::to_string() const {
+  if (predictions.empty()) return "";
+  bool rule_weighed = false;
+  for (const FamilyPrediction& p : predictions) {
+    rule_weighed = rule_weighed || (p.weighed && p.family == rule);
+  }
+  std::string out =
+      std::string(fatcl::to_string(family)) +
+      (rule_weighed ? " runs it: of the families' measured neighbours, its predicts the highest "
+                      "rate (measured GFLOP/s x the family's efficiency here / there)"
+                    : " runs it, by the rule: it has no measured neighbour near enough to weigh "
+                      "it against the others");
+  for (const FamilyPrediction& p : predictions) {
+    out += detail::format("\n  %-7s %.1f GFLOP/s (%s) from the entry %s, %.1f powers of two away",
+                          fatcl::to_string(p.family), p.gflops, p.variant.c_str(), p.entry.c_str(),
+                          p.distance);
+    if (!p.weighed) {
+      out += detail::format(", not weighed (more than %.0f beyond the nearest)", kFamilyReach);
+    }
+  }
+  return out;
 }
 
 const Family& matmul_family(MatmulKernel kernel) {

@@ -80,8 +80,9 @@ struct Matmul::Impl {
     o.problem = problem;
     return o;
   }
-  std::unique_ptr<Chosen> skinny_for(MatmulKernel family, const std::vector<std::size_t>& problem,
-                                     std::string* failure);
+  std::string rule_text(MatmulKernel rule, const std::vector<std::size_t>& problem) const;
+  std::unique_ptr<Chosen> other_family(MatmulKernel family, const std::vector<std::size_t>& problem,
+                                       const std::string& why, std::string* failure);
   std::unique_ptr<Chosen> tuned_for(const std::vector<std::size_t>& problem);
 };
 
@@ -169,27 +170,36 @@ Matmul::Impl::Chosen& Matmul::Impl::chosen_for(std::size_t m, std::size_t n, std
     }
     return *it->second;
   }
-  const MatmulKernel family = options.kernel == MatmulKernel::Auto && options.variant.empty()
-                                  ? matmul_family_for(m, n, kernel, caps.is_gpu())
-                                  : kernel;
+  const bool automatic = options.kernel == MatmulKernel::Auto && options.variant.empty();
+  const MatmulKernel rule = automatic ? matmul_family_for(m, n, kernel, caps.is_gpu()) : kernel;
   const std::vector<std::size_t> problem{m, n, k};
-  // One choice per family, size class and alignment: the model tells 1000
+  // One choice per rule, size class and alignment: the model tells 1000
   // from 1024 by whether rows are whole vectors (blocked_efficiency).
   auto two_power = [](std::size_t x) {
     std::size_t p = 1;
     while (p < 16 && x % (2 * p) == 0) p *= 2;
     return std::to_string(p);
   };
-  const std::string key = std::string(to_string(family)) + " " + size_class(problem) + " /" +
+  const std::string key = std::string(to_string(rule)) + " " + size_class(problem) + " /" +
                           two_power(m) + "/" + two_power(n) + "/" + two_power(k);
   auto it = by_class.find(key);
   if (it != by_class.end()) return *it->second;
+  // Among the families, by what their measured neighbours predict.
+  MatmulKernel family = rule;
+  std::string why = rule_text(rule, problem);
+  if (automatic && options.use_tuning) {
+    const MatmulFamilyChoice choice = choose_matmul_family(caps, *options.store, m, n, k, kernel);
+    family = choice.family;
+    if (!choice.predictions.empty()) {
+      why = choice.to_string() + (why.empty() ? "" : "\nthe rule alone: " + why);
+    }
+  }
   std::unique_ptr<Chosen> chosen;
-  std::string skinny_failure;
-  if (family != kernel) chosen = skinny_for(family, problem, &skinny_failure);
+  std::string failure;
+  if (family != kernel) chosen = other_family(family, problem, why, &failure);
   if (!chosen) {
     chosen = tuned_for(problem);
-    chosen->loaded.explanation.family = skinny_failure;
+    chosen->loaded.explanation.family = failure.empty() ? why : failure;
   }
   learn_online(*chosen, problem);
   return *by_class.emplace(key, std::move(chosen)).first->second;
@@ -229,19 +239,29 @@ std::string Matmul::online_report(std::size_t m, std::size_t n, std::size_t k) c
   return chosen.online ? chosen.online->report() : chosen.online_report;
 }
 
-// The skinny family that serves this shape, by its tuning entries for it
-// (with use_tuning) or its ranking; null if it loads nothing (the kernel
-// chosen at construction runs the shape, its explanation says why).
-std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::skinny_for(
-    MatmulKernel family, const std::vector<std::size_t>& problem, std::string* failure) {
+// Why the rule (matmul_family_for) gives a skinny family this shape; "" for
+// the family chosen at construction.
+std::string Matmul::Impl::rule_text(MatmulKernel rule,
+                                    const std::vector<std::size_t>& problem) const {
   const std::string shape = problem_text(problem);
-  const std::string why =
-      family == MatmulKernel::FewRows
-          ? "M = " + std::to_string(problem[0]) + " <= " + std::to_string(kMatmulSkinny) +
-                " and M <= N: the few-rows family serves " + shape
-          : "N = " + std::to_string(problem[1]) +
-                " <= " + std::to_string(caps.is_gpu() ? kMatmulFewColsGpu : kMatmulSkinny) +
-                (caps.is_gpu() ? " (on a GPU)" : "") + ": the few-columns family serves " + shape;
+  if (rule == MatmulKernel::FewRows) {
+    return "M = " + std::to_string(problem[0]) + " <= " + std::to_string(kMatmulSkinny) +
+           " and M <= N: the few-rows family serves " + shape;
+  }
+  if (rule == MatmulKernel::FewCols) {
+    return "N = " + std::to_string(problem[1]) +
+           " <= " + std::to_string(caps.is_gpu() ? kMatmulFewColsGpu : kMatmulSkinny) +
+           (caps.is_gpu() ? " (on a GPU)" : "") + ": the few-columns family serves " + shape;
+  }
+  return "";
+}
+
+// Another family than the construction's for this shape, by its tuning
+// entries for it (with use_tuning) or its ranking; null if it loads nothing
+// (the kernel chosen at construction runs the shape; `failure` says why).
+std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::other_family(
+    MatmulKernel family, const std::vector<std::size_t>& problem, const std::string& why,
+    std::string* failure) {
   try {
     auto chosen = std::make_unique<Chosen>(Chosen{
         load(context, device, matmul_family(family), load_options(problem, options.use_tuning)),
@@ -250,7 +270,8 @@ std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::skinny_for(
     return chosen;
   } catch (const Error& e) {
     const std::string first = e.what();
-    *failure = why + ", but it loads nothing (" + first.substr(0, first.find('\n')) + ")";
+    *failure = why + "\nbut the " + to_string(family) + " family loads nothing (" +
+               first.substr(0, first.find('\n')) + ")";
     return nullptr;
   }
 }
@@ -270,7 +291,10 @@ std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::tuned_for(
     match = options.store->find_tuning(caps, family.manifest(), problem,
                                        family.description().shipped_tuning,
                                        family.description().efficiency != nullptr);
-    if (match.entry) carried = carry_tuning(*match.entry, family, caps, problem, nullptr);
+    if (match.entry) {
+      carried = carry_tuning(*match.entry, family, caps, problem, nullptr, nullptr,
+                             launch_floor_ms(*options.store, family, caps));
+    }
     if (carried && carried->ranking.front().variant != loaded.variant.name) {
       try {
         chosen = std::make_unique<Chosen>(
@@ -462,16 +486,7 @@ MatmulWarmth warm_matmul_programs(const cl::Context& context, const cl::Device& 
   // The families named, each looked up once; all where none is named.
   std::vector<MatmulKernel> wanted =
       families.empty() ? matmul_kernels() : std::vector<MatmulKernel>{};
-  for (const std::string& name : families) {
-    const auto& all = matmul_kernels();
-    const auto k =
-        std::find_if(all.begin(), all.end(), [&](MatmulKernel f) { return name == to_string(f); });
-    if (k == all.end()) {
-      throw Error("no bundled matmul family is called \"" + name.substr(0, 100) +
-                  "\" (the families: " + matmul_kernel_names() + ")");
-    }
-    wanted.push_back(*k);
-  }
+  for (const std::string& name : families) wanted.push_back(matmul_kernel_named(name));
   const DeviceCaps caps = DeviceCaps::query(device);
   MatmulWarmth w;
   for (MatmulKernel k : matmul_kernels()) {

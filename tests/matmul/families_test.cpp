@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fatcl/matmul.hpp"
+#include "fatcl/store.hpp"
 #include "synthetic_device.hpp"
 
 namespace fatcl {
@@ -50,27 +51,25 @@ TEST(MatmulFamilies, BlockedRankingFollowsFusedMultiplyAdd) {
 // toolchain change that rebuilds them must come with new measurements
 // (tools/ship-tuning.py), else the loader would pass the entries over.
 TEST(MatmulFamilies, ShippedEntriesMatchTheBundledModules) {
-  const std::vector<TuningEntry>& shipped =
-      matmul_family(MatmulKernel::Blocked).description().shipped_tuning;
-  ASSERT_FALSE(shipped.empty());
-  // matmul/tuning/shipped.json holds blocked entries only.
-  EXPECT_TRUE(matmul_family(MatmulKernel::Tiled).description().shipped_tuning.empty());
-  EXPECT_TRUE(matmul_family(MatmulKernel::Naive).description().shipped_tuning.empty());
-  const Manifest& blocked = matmul_family(MatmulKernel::Blocked).manifest();
-  for (const TuningEntry& e : shipped) {
-    SCOPED_TRACE(e.describe());
-    EXPECT_EQ(e.origin, "shipped with fatcl");
-    EXPECT_EQ(e.family, blocked.family);
-    ASSERT_FALSE(e.ranking.empty());
-    for (const TunedVariant& t : e.ranking) {
-      bool found = false;
-      for (const Variant& v : blocked.variants) {
-        if (v.name == t.variant) {
-          found = true;
-          EXPECT_EQ(tier_sha256(blocked, v, t.tier), t.sha256) << t.variant;
+  ASSERT_FALSE(matmul_family(MatmulKernel::Blocked).description().shipped_tuning.empty());
+  for (MatmulKernel k : matmul_kernels()) {
+    const Family& family = matmul_family(k);
+    const Manifest& manifest = family.manifest();
+    for (const TuningEntry& e : family.description().shipped_tuning) {
+      SCOPED_TRACE(e.describe());
+      EXPECT_EQ(e.origin, "shipped with fatcl");
+      EXPECT_EQ(e.family, manifest.family);
+      ASSERT_FALSE(e.ranking.empty());
+      for (const TunedVariant& t : e.ranking) {
+        bool found = false;
+        for (const Variant& v : manifest.variants) {
+          if (v.name == t.variant) {
+            found = true;
+            EXPECT_EQ(tier_sha256(manifest, v, t.tier), t.sha256) << t.variant;
+          }
         }
+        EXPECT_TRUE(found) << t.variant;
       }
-      EXPECT_TRUE(found) << t.variant;
     }
   }
 }
@@ -275,6 +274,165 @@ TEST(MatmulFamilies, BlockedModelCarriesAnEntryToAnotherShape) {
   EXPECT_EQ(carry_tuning(cpu_entry, blocked, cpu, {2000, 2000, 320}, &why).ranking.front().variant,
             k16)
       << why;
+}
+
+// Auto weighs the families by what their measured neighbours predict
+// (choose_matmul_family): at 14 x 48 x 290 on the H200 the tiled kernel ran
+// 10.7 us and the few-rows point the rule gave it 48.8 us (2026-12-02);
+// entries of every family measured near that shape choose the tiled one,
+// while at 4000^3 only the blocked family's entry is near enough to weigh.
+TEST(MatmulFamilies, AutoWeighsTheFamiliesByTheirMeasuredNeighbours) {
+  DeviceCaps gpu = device(48, 1024, 3, 0, "");
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  gpu.compute_units = 132;
+  auto entry = [](MatmulKernel k, std::vector<std::size_t> problem,
+                  std::vector<std::pair<const char*, double>> ranking) {
+    const Manifest& m = matmul_family(k).manifest();
+    TuningEntry e;
+    e.family = m.family;
+    e.platform = "synthetic";
+    e.device = "device";
+    e.driver = "1";
+    e.problem = std::move(problem);
+    for (const auto& [name, gflops] : ranking) {
+      e.ranking.push_back(
+          {name, tier_sha256(m, m.variant(name), Tier::Source), Tier::Source, gflops});
+    }
+    return e;
+  };
+  const char* blocked32 =
+      "matmul_blocked_MWG32_NWG32_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0";
+  const char* blocked128 =
+      "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0";
+  Store store;
+  store.put_tuning(entry(MatmulKernel::Tiled, {16, 64, 256},
+                         {{"matmul_tiled_TILE16", 36.6}, {"matmul_tiled_TILE8", 29.5}}));
+  store.put_tuning(entry(
+      MatmulKernel::FewRows, {16, 64, 256},
+      {{"matmul_fewrows_WGN64_WGK4_VW1_MS8", 19.3}, {"matmul_fewrows_WGN32_WGK8_VW4_MS4", 8.0}}));
+  store.put_tuning(entry(MatmulKernel::Blocked, {16, 64, 256}, {{blocked32, 19.4}}));
+  store.put_tuning(entry(MatmulKernel::Blocked, {4096, 4096, 4096}, {{blocked128, 41700}}));
+
+  const MatmulFamilyChoice small =
+      choose_matmul_family(gpu, store, 14, 48, 290, MatmulKernel::Blocked);
+  EXPECT_EQ(small.rule, MatmulKernel::FewRows);
+  EXPECT_EQ(small.family, MatmulKernel::Tiled) << small.to_string();
+  ASSERT_EQ(small.predictions.size(), 3u);
+  for (const FamilyPrediction& p : small.predictions) {
+    EXPECT_TRUE(p.weighed) << to_string(p.family);
+    EXPECT_EQ(p.measured, (std::vector<std::size_t>{16, 64, 256}));
+  }
+  const std::string why = small.to_string();
+  EXPECT_NE(why.find("tiled runs it"), std::string::npos) << why;
+  EXPECT_NE(why.find("(matmul_tiled_TILE16) from the entry matmul_tiled on device"),
+            std::string::npos)
+      << why;
+
+  // Far from the small entries: the blocked family's own, alone weighed.
+  const MatmulFamilyChoice big =
+      choose_matmul_family(gpu, store, 4000, 4000, 4000, MatmulKernel::Blocked);
+  EXPECT_EQ(big.family, MatmulKernel::Blocked) << big.to_string();
+  ASSERT_FALSE(big.predictions.empty());
+  EXPECT_EQ(big.predictions.front().variant, blocked128);
+  for (const FamilyPrediction& p : big.predictions) {
+    EXPECT_EQ(p.weighed, p.family == MatmulKernel::Blocked) << to_string(p.family);
+  }
+  // A family chosen at construction further down Auto's chain (the blocked
+  // one loaded nothing) keeps the blocked one out.
+  const MatmulFamilyChoice tiled_only =
+      choose_matmul_family(gpu, store, 4000, 4000, 4000, MatmulKernel::Tiled);
+  EXPECT_EQ(tiled_only.family, MatmulKernel::Tiled);
+  // Entries of the tiled family alone near a skinny shape: the rule's
+  // family has none to weigh, so the rule stands.
+  Store tiled_only_store;
+  tiled_only_store.put_tuning(
+      entry(MatmulKernel::Tiled, {16, 64, 256}, {{"matmul_tiled_TILE16", 36.6}}));
+  const MatmulFamilyChoice unmeasured_rule =
+      choose_matmul_family(gpu, tiled_only_store, 14, 48, 290, MatmulKernel::Blocked);
+  EXPECT_EQ(unmeasured_rule.family, MatmulKernel::FewRows);
+  EXPECT_NE(unmeasured_rule.to_string().find("fewrows runs it, by the rule"), std::string::npos)
+      << unmeasured_rule.to_string();
+  // No entry for this device at all: the rule, and nothing to explain.
+  DeviceCaps other = gpu;
+  other.platform_name = "another";
+  const MatmulFamilyChoice none =
+      choose_matmul_family(other, store, 14, 48, 290, MatmulKernel::Blocked);
+  EXPECT_EQ(none.family, MatmulKernel::FewRows);
+  EXPECT_TRUE(none.predictions.empty());
+  EXPECT_EQ(none.to_string(), "");
+}
+
+// The models of the per-element families: padding to whole tiles and how
+// many compute units their work-groups fill.
+TEST(MatmulFamilies, PerElementModelsCountPaddingAndFill) {
+  DeviceCaps gpu = device(48, 1024, 3, 0, "");
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  gpu.compute_units = 132;
+  const Family& tiled = matmul_family(MatmulKernel::Tiled);
+  const auto& eff = tiled.description().efficiency;
+  ASSERT_TRUE(eff);
+  const Variant& t16 = tiled.manifest().variant("matmul_tiled_TILE16");
+  EXPECT_DOUBLE_EQ(eff(t16, gpu, {4096, 4096, 4096}), 1.0);
+  // 17 x 17 tiles of 16 hold 257^2 (289 work-groups: the device is full),
+  // K 257 in 17 slices.
+  EXPECT_NEAR(eff(t16, gpu, {257, 257, 257}), std::pow(257.0 / 272, 3), 1e-12);
+  // 14 x 48: three work-groups for 132 units, 14 of 16 rows used.
+  EXPECT_NEAR(eff(t16, gpu, {14, 48, 288}), 14.0 / 16 * 3 / 132, 1e-12);
+  const Family& naive = matmul_family(MatmulKernel::Naive);
+  ASSERT_TRUE(naive.description().efficiency);
+  EXPECT_NEAR(naive.description().efficiency(naive.manifest().variants.front(), gpu, {8, 8, 3}),
+              64.0 / 256 / 132, 1e-12);
+}
+
+// A measured time is its launches and its computing: with the device's time
+// per launch, read off its smallest entries (launch_floor_ms), a product
+// the size of a launch carries to twice the work as a launch plus twice
+// the computing, not as the same rate; and a blocked product split over K
+// is two launches.
+TEST(MatmulFamilies, LaunchesAreToldApartFromComputing) {
+  DeviceCaps gpu = device(48, 1024, 3, 0, "");
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  gpu.compute_units = 132;
+  const Family& tiled = matmul_family(MatmulKernel::Tiled);
+  const Manifest& m = tiled.manifest();
+  auto entry = [&](std::vector<std::size_t> problem, double gflops) {
+    TuningEntry e;
+    e.family = m.family;
+    e.platform = "synthetic";
+    e.device = "device";
+    e.driver = "1";
+    e.problem = std::move(problem);
+    e.ranking.push_back({"matmul_tiled_TILE16",
+                         tier_sha256(m, m.variant("matmul_tiled_TILE16"), Tier::Source),
+                         Tier::Source, gflops});
+    return e;
+  };
+  Store store;
+  EXPECT_EQ(launch_floor_ms(store, tiled, gpu), 0);  // no small entry: throughput alone
+  store.put_tuning(entry({8, 8, 8}, 0.1));           // 1024 flop in 10.24 us
+  store.put_tuning(entry({512, 512, 512}, 1000));    // too large to tell a launch
+  const double floor = launch_floor_ms(store, tiled, gpu);
+  EXPECT_NEAR(floor, 0.01024, 1e-9);
+  // 64^3 at 35 GFLOP/s: 15.0 us, 4.7 of them computing; 64x64x128 then
+  // takes 10.24 + 9.5 us.
+  const TuningEntry at64 = entry({64, 64, 64}, 35);
+  double throughput = 0, with_launches = 0;
+  carry_tuning(at64, tiled, gpu, {64, 64, 128}, nullptr, &throughput);
+  std::string why;
+  carry_tuning(at64, tiled, gpu, {64, 64, 128}, &why, &with_launches, floor);
+  EXPECT_NEAR(throughput, 35, 1e-9);
+  const double ms = 2.0 * 64 * 64 * 64 / 35e6;
+  EXPECT_NEAR(with_launches, 2.0 * 64 * 64 * 128 / ((floor + 2 * (ms - floor)) * 1e6), 1e-6);
+  EXPECT_GT(with_launches, 50);
+
+  const Family& blocked = matmul_family(MatmulKernel::Blocked);
+  const Variant& big = blocked.manifest().variant(
+      "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0");
+  ASSERT_TRUE(blocked.description().launches);
+  EXPECT_EQ(blocked.description().launches(big, gpu, {127, 8191, 4099}), 2);
+  EXPECT_EQ(blocked.description().launches(big, gpu, {4096, 4096, 4096}), 1);
+  // K beyond one launch's share (kMatmulMaxKPerLaunch): a launch per share.
+  EXPECT_EQ(blocked.description().launches(big, gpu, {4096, 4096, 3 * kMatmulMaxKPerLaunch}), 3);
 }
 
 }  // namespace

@@ -373,6 +373,41 @@ TEST(Auto, BadInputsAreRefusedWithTheirCause) {
 // steps), the same bits run after run (the parts are added in a fixed
 // order), and C += where K is also split into launches. Auto routes skinny
 // shapes to the skinny families and says why.
+// Auto weighs the families by the entries measured on this device
+// (choose_matmul_family): where they say the tiled family is the fastest
+// near a shape, it runs there, the explanation gives the figures, and the
+// product is right.
+TEST(Auto, MeasuredNeighboursChooseTheFamily) {
+  REQUIRE_RUNTIME();
+  Runtime& rt = runtime();
+  const DeviceCaps caps = DeviceCaps::query(rt.device);
+  auto store = std::make_shared<Store>();
+  const std::vector<std::size_t> measured{20, 30, 40};
+  for (MatmulKernel k : {MatmulKernel::Blocked, MatmulKernel::Tiled, MatmulKernel::Naive}) {
+    const Family& family = matmul_family(k);
+    const Plan p = plan(family.manifest(), caps, {}, family.description().ranking);
+    ASSERT_FALSE(p.chain.empty()) << to_string(k);
+    const Candidate& first = p.chain.front();
+    TuningEntry e = measured_entry(caps, family.manifest().family, "", measured, "a test");
+    e.ranking.push_back({first.variant->name,
+                         tier_sha256(family.manifest(), *first.variant, first.tier), first.tier,
+                         k == MatmulKernel::Tiled ? 100.0 : 1.0});
+    store->put_tuning(e);
+  }
+  MatmulOptions o;
+  o.store = store;
+  Matmul matmul(rt.context, rt.device, o);
+  const LoadedKernel& chosen = matmul.loaded_for(21, 29, 41);
+  EXPECT_EQ(matmul_kernel_of(chosen.variant.name), MatmulKernel::Tiled)
+      << chosen.explanation.to_string();
+  EXPECT_NE(chosen.explanation.family.find("tiled runs it: of the families' measured neighbours"),
+            std::string::npos)
+      << chosen.explanation.family;
+  EXPECT_NE(chosen.explanation.family.find("from the entry matmul_blocked on "), std::string::npos)
+      << chosen.explanation.family;
+  EXPECT_LE(run_and_compare(matmul, {21, 29, 41}), kMatmulTolerance);
+}
+
 TEST(Auto, SkinnyProductsSplitKDeterministically) {
   REQUIRE_RUNTIME();
   Runtime& rt = runtime();
@@ -420,7 +455,11 @@ TEST(Auto, SkinnyProductsSplitKDeterministically) {
     }
   }
   if (interpreted) return;
-  Matmul automatic(rt.context, rt.device);
+  // The rule alone (no tuning entries to weigh the families by: on a device
+  // with entries near these shapes, choose_matmul_family may pick another).
+  MatmulOptions by_rule;
+  by_rule.use_tuning = false;
+  Matmul automatic(rt.context, rt.device, by_rule);
   const LoadedKernel& rows = automatic.loaded_for(1, 500, 300);
   const LoadedKernel& cols = automatic.loaded_for(500, 4, 300);
   const LoadedKernel& general = automatic.loaded_for(17, 500, 300);

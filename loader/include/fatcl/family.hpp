@@ -81,6 +81,13 @@ struct FamilyDescription {
   // other sizes is re-ranked by it (carry_tuning); none: its order stands.
   std::function<double(const Variant&, const DeviceCaps&, const std::vector<std::size_t>&)>
       efficiency;
+  // How many kernel launches a variant makes for a problem (a product split
+  // over K: the parts, then their sum); none: one each. With the device's
+  // time per launch (launch_floor_ms), carry_tuning tells a measurement's
+  // launching from its computing: on the H200 a launch costs about 9 us,
+  // all of a 64^3 product's time.
+  std::function<double(const Variant&, const DeviceCaps&, const std::vector<std::size_t>&)>
+      launches;
   // How to time a variant on a problem: with it, tune_family() measures the
   // family and its entries choose as the SGEMM's do (fatcl/online.hpp).
   TimingLaunch timing;

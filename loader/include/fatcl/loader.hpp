@@ -122,14 +122,30 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
                   const LoadOptions& options = {});
 
 // A tuning entry measured for other sizes than `problem`, re-ranked by the
-// family's model (FamilyDescription::efficiency): each variant by its
-// measured GFLOP/s times its efficiency on `problem` over its efficiency on
-// the entry's sizes (the rates stay the measured ones; only the order
-// changes). Unchanged where the family has no model or the sizes are the
-// entry's. `why` (may be null) gets the figures of the three leaders, or ""
-// where the model left the order as measured.
+// family's model (FamilyDescription::efficiency): each variant's measured
+// time, less its launches' share (`launch_ms` each, launch_floor_ms;
+// FamilyDescription::launches), scaled by the work over the efficiency here
+// and there, plus its launches here; with `launch_ms` 0, its measured
+// GFLOP/s times its efficiency on `problem` over its efficiency on the
+// entry's sizes (the rates stay the measured ones; only the order changes).
+// Unchanged where the family has no model or the sizes are the entry's.
+// `why` (may be null) gets the figures of the three leaders, or "" where the
+// model left the order as measured. `leader_gflops` (may be null) gets the
+// rate the model predicts for the first of the new order on `problem` (its
+// measured rate where the family has no model): what one family's measured
+// neighbour says it would reach, to weigh it against another family's.
 TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const DeviceCaps& caps,
-                         const std::vector<std::size_t>& problem, std::string* why);
+                         const std::vector<std::size_t>& problem, std::string* why,
+                         double* leader_gflops = nullptr, double launch_ms = 0);
+
+// The device's time for one kernel launch as the family's entries show it:
+// of the entries of this device (else of the most similar measured device,
+// as Store::find_tuning takes it) whose problem is at most kLaunchFloorWork
+// multiply-adds, so that launching is nearly all of their time, the
+// fastest time per launch. 0 where there is no such entry: rates then
+// carry as throughput alone.
+constexpr double kLaunchFloorWork = 1 << 18;
+double launch_floor_ms(const Store& store, const Family& family, const DeviceCaps& caps);
 
 // Forgets the remembered trial launches and failed builds of Store::user() (tests).
 void forget_trials();

@@ -98,6 +98,9 @@ struct TuningMatch {
   // (kSimilarEnough), with its similarity; "" where there was none.
   std::string nearest_unused;
   std::vector<std::string> passed_over;
+  // Every entry of the device that decides (this one, or the neighbour whose
+  // entry was taken) that was not passed over, `entry` among them.
+  std::vector<const TuningEntry*> device_entries;
   std::string store_note;  // the database could not be read, and why ("" if it could)
   // One paragraph for Explanation::tuning.
   std::string to_string() const;

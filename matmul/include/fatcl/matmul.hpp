@@ -42,6 +42,9 @@ inline bool matmul_splits_k(MatmulKernel k) {
 const std::vector<MatmulKernel>& matmul_kernels();
 // Their names, ", "-joined: "blocked, tiled, naive, fewrows, fewcols".
 std::string matmul_kernel_names();
+// The family of that name (to_string's); throws fatcl::Error naming the
+// families there are.
+MatmulKernel matmul_kernel_named(const std::string& name);
 
 // The skinny families serve products with at most this many rows
 // (few-rows) or columns (few-columns) of C, the latter on a GPU only up to
@@ -56,6 +59,46 @@ constexpr std::size_t kMatmulFewColsGpu = 4;
 // M <= N, else few-columns where N is at most kMatmulSkinny (a GPU:
 // kMatmulFewColsGpu), else `general`.
 MatmulKernel matmul_family_for(std::size_t m, std::size_t n, MatmulKernel general, bool gpu);
+
+// What one family's measured neighbour predicts for a shape: the tuning
+// entry the loader would take for it (this device's, else the most similar
+// measured device's, nearest in size), its fastest variant carried to the
+// shape by the family's model (carry_tuning).
+struct FamilyPrediction {
+  MatmulKernel family = MatmulKernel::Auto;
+  std::string entry;                  // TuningEntry::describe()
+  std::vector<std::size_t> measured;  // the entry's problem
+  double distance = 0;                // from the shape: |log2| summed over M, N and K
+  std::string variant;                // the carried leader
+  double gflops = 0;                  // its predicted rate at the shape
+  bool weighed = false;               // near enough to compete (kFamilyReach)
+};
+// Which family runs an M x N x K product (MatmulKernel::Auto).
+struct MatmulFamilyChoice {
+  MatmulKernel family = MatmulKernel::Auto;   // the family that runs it
+  MatmulKernel rule = MatmulKernel::Auto;     // matmul_family_for's answer
+  std::vector<FamilyPrediction> predictions;  // the candidates with an entry, nearest first
+  std::string to_string() const;              // the explanation's family paragraph
+};
+// A family's entry competes when it lies at most this much farther from the
+// shape (in powers of two summed over M, N and K) than the nearest family's:
+// an entry measured at 14 x 48 x 290 says little about 1024^3, and a
+// measurement at the shape itself (a product that learned online) outweighs
+// another family's from one and a half powers of two away. On the H200's
+// lattices of small sizes every family's nearest entry is at the same size,
+// and 0.5, 1 and 2 chose alike (offline, 88 shapes).
+constexpr double kFamilyReach = 1;
+// The family for a product: the candidates are `general` (the family
+// chosen at construction) and those after it in Auto's chain (tiled, naive),
+// few-rows where M <= kMatmulSkinny and few-columns where N <= kMatmulSkinny.
+// Each candidate's measured neighbour predicts its rate at the shape; of
+// those within kFamilyReach of the nearest, the highest prediction wins.
+// Where the rule's family (matmul_family_for) has no such entry, the rule
+// decides: a family is not passed over for want of a measurement.
+// Reads the store's tuning entries and the families' shipped ones; no
+// OpenCL call.
+MatmulFamilyChoice choose_matmul_family(const DeviceCaps& caps, const Store& store, std::size_t m,
+                                        std::size_t n, std::size_t k, MatmulKernel general);
 
 struct MatmulOptions {
   MatmulKernel kernel = MatmulKernel::Auto;
