@@ -60,6 +60,21 @@ double parse_budget(const std::string& text) {
   return value * scale;
 }
 
+std::vector<MatmulKernel> tune_families(const TuneOptions& options, const BenchShape& shape,
+                                        const DeviceCaps& caps) {
+  if (options.families.empty()) {
+    return {matmul_family_for(shape.m, shape.n, MatmulKernel::Blocked, caps.is_gpu())};
+  }
+  std::vector<MatmulKernel> out;
+  for (MatmulKernel f : options.families) {
+    if (f == MatmulKernel::Auto) throw Error("tune: Auto is a choice among families, not a family");
+    if (f == MatmulKernel::FewRows && shape.m > kMatmulSkinny) continue;
+    if (f == MatmulKernel::FewCols && shape.n > kMatmulSkinny) continue;
+    if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  }
+  return out;
+}
+
 std::string TuneCandidate::key() const { return variant->name + "/" + to_string(tier); }
 
 TuneSearch::TuneSearch(std::vector<TuneCandidate> ranked)
@@ -99,9 +114,12 @@ void TuneSearch::record(const TuneCandidate& candidate, double gflops) {
 
 namespace {
 
-// One product's time: its launch's event's where the driver's timestamps are
-// real and the product is one launch (Matmul::launches), else the host clock
-// around it.
+// One product's time: where it takes kBatchMs or more, its launch's
+// event's where the driver's timestamps are real and the product is one
+// launch (Matmul::launches), else the host clock around it; a shorter
+// product by the host clock over a batch, as bench times it, so that the
+// families weighed against each other at small sizes (a split product is
+// two launches) are timed alike, launch cost included.
 class LaunchTimer {
  public:
   LaunchTimer(const cl::CommandQueue& queue, bool events_real)
@@ -111,7 +129,7 @@ class LaunchTimer {
     cl::Event e = mm.enqueue(queue_, p.a, p.b, p.c, p.m, p.n, p.k);
     check_cl(queue_.finish(), "clFinish");
     const double host_ms = detail::ms_since(h0);
-    if (events_real_ && mm.launches(p.m, p.n, p.k) == 1) {
+    if (host_ms >= kBatchMs && events_real_ && mm.launches(p.m, p.n, p.k) == 1) {
       cl_ulong a = 0, b = 0;
       if (e.getProfilingInfo(CL_PROFILING_COMMAND_START, &a) == CL_SUCCESS &&
           e.getProfilingInfo(CL_PROFILING_COMMAND_END, &b) == CL_SUCCESS && b > a) {
@@ -322,13 +340,12 @@ void say_progress(const TuneRun& run, const TuneShapeResult& result, const TuneS
       detail::format("%.0f s", left) + " left for this size");
 }
 
-// One shape, in the family that serves it (the blocked one, or a skinny
-// one: matmul_family_for): the search until the candidates, the shape's
-// share of the budget or the user run out, the leaders again, the entry.
-TuneShapeResult tune_shape(TuneRun& run, const BenchShape& s, double deadline,
+// One shape in one family (tune_families): the search until the
+// candidates, the pair's share of the budget or the user run out, the
+// leaders again, the entry.
+TuneShapeResult tune_shape(TuneRun& run, const BenchShape& s, MatmulKernel kernel, double deadline,
                            const cl::CommandQueue& queue, LaunchTimer& timer, std::mt19937& rng,
                            bool* interrupted) {
-  const MatmulKernel kernel = matmul_family_for(s.m, s.n, MatmulKernel::Blocked, run.caps.is_gpu());
   const Family& family = matmul_family(kernel);
   TuneShapeResult result;
   result.shape = s;
@@ -382,29 +399,37 @@ TuneReport run_tune(const cl::Context& context, const cl::Device& device,
   const cl::CommandQueue queue = queue_for(context, device, CL_QUEUE_PROFILING_ENABLE);
   LaunchTimer timer(queue, !has_driver_quirk(run.caps, "zero-profiling-timestamps"));
 
+  std::vector<std::pair<BenchShape, MatmulKernel>> pairs;
+  for (const BenchShape& s : shapes) {
+    for (MatmulKernel f : tune_families(options, s, run.caps)) pairs.push_back({s, f});
+  }
   std::mt19937 rng(std::random_device{}());
-  for (std::size_t si = 0; si < shapes.size() && !report.interrupted; ++si) {
-    // This shape's share of what is left of the budget.
+  for (std::size_t i = 0; i < pairs.size() && !report.interrupted; ++i) {
+    // Each pair measures at least one variant once started: past the
+    // budget, none is started.
+    if (run.elapsed() >= options.budget_seconds) {
+      report.unmeasured = pairs.size() - i;
+      if (options.progress) {
+        options.progress("the budget is spent: " + std::to_string(report.unmeasured) +
+                         " (size, family) pairs not measured");
+      }
+      break;
+    }
+    // This pair's share of what is left of the budget.
     const double deadline =
-        run.elapsed() + (options.budget_seconds - run.elapsed()) / double(shapes.size() - si);
-    report.shapes.push_back(
-        tune_shape(run, shapes[si], deadline, queue, timer, rng, &report.interrupted));
+        run.elapsed() + (options.budget_seconds - run.elapsed()) / double(pairs.size() - i);
+    report.shapes.push_back(tune_shape(run, pairs[i].first, pairs[i].second, deadline, queue, timer,
+                                       rng, &report.interrupted));
   }
   const std::string launches =
       "median of " + std::to_string(run.reps) + " launches after a checked warm-up";
-  report.timing = timer.events_real()
-                      ? "event profiling (CL_PROFILING_COMMAND_START/END), " + launches
-                      : "host clock around a finished queue (the driver's timestamps are not "
-                        "used), " +
-                            launches;
-  for (const TuneShapeResult& r : report.shapes) {
-    if (r.family != matmul_family(MatmulKernel::Blocked).manifest().family) {
-      report.timing +=
-          "; the skinny sizes by the host clock (a product split over K is two "
-          "launches), in batches of back-to-back runs where one is under 2 ms";
-      break;
-    }
-  }
+  report.timing =
+      (timer.events_real() ? "event profiling (CL_PROFILING_COMMAND_START/END) where a product is "
+                             "one launch of 2 ms or more, else the host clock around a finished "
+                             "queue"
+                           : "host clock around a finished queue (the driver's timestamps are not "
+                             "used)") +
+      std::string(", in batches of back-to-back runs where one is under 2 ms, ") + launches;
   report.seconds = run.elapsed();
   return report;
 }
@@ -429,6 +454,10 @@ std::string TuneReport::to_text() const {
                             to_string(m->tier), m->ms, m->gflops);
     }
   }
+  if (unmeasured) {
+    out += "\n" + std::to_string(unmeasured) +
+           " (size, family) pairs not measured: the budget was spent\n";
+  }
   out +=
       "\n" + detail::format("%.1f", seconds) + " s" + (interrupted ? " (interrupted)" : "") + "\n";
   return out;
@@ -438,7 +467,8 @@ std::string TuneReport::to_json() const {
   using nlohmann::json;
   json j = {{"device", device},           {"date", date},
             {"timing", timing},           {"seconds", seconds},
-            {"interrupted", interrupted}, {"shapes", json::array()}};
+            {"interrupted", interrupted}, {"unmeasured", unmeasured},
+            {"shapes", json::array()}};
   for (const TuneShapeResult& s : shapes) {
     json shape = {{"m", s.shape.m},
                   {"n", s.shape.n},

@@ -60,7 +60,7 @@ int share_entries(const Options& o, const std::shared_ptr<Store>& store) {
 VerbRun add_tune(CLI::App& app) {
   struct Options {
     std::string platform, sizes, budget = "30s", tier, database, export_to;
-    std::vector<std::string> merge;
+    std::vector<std::string> merge, families;
     std::size_t device = 0;
     int reps = 5;
     bool json = false, save = true;
@@ -69,7 +69,7 @@ VerbRun add_tune(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "tune",
       "measure the SGEMM variants that fit one device (the blocked family, or for a skinny size "
-      "the few-rows or few-columns one) within a time budget, each result "
+      "the few-rows or few-columns one; --families: others too) within a time budget, each result "
       "checked, and record their ranking in the store the loader uses; progress on "
       "stderr, Ctrl-C keeps what was measured (twice: stop now)");
   cmd->add_option("--platform", o->platform, "substring of the platform name");
@@ -83,6 +83,13 @@ VerbRun add_tune(CLI::App& app) {
   cmd->add_option("--tier", o->tier,
                   "measure in this tier only (spirv, ptx or source; default: each variant in "
                   "every tier the device takes)");
+  cmd->add_option("--families", o->families,
+                  "measure these families at each size, one entry each, so that the automatic "
+                  "choice weighs them against each other: all, or names from " +
+                      matmul_kernel_names() +
+                      " (few-rows only where M <= 16, few-columns only where N <= 16; default: "
+                      "the family that serves each size)")
+      ->delimiter(',');
   cmd->add_option("--database", o->database,
                   "the store to update (default: FATCL_TUNING, else "
                   "$XDG_CONFIG_HOME/fatcl/tuning.json)");
@@ -101,6 +108,13 @@ VerbRun add_tune(CLI::App& app) {
     if (!o->sizes.empty()) options.shapes = parse_shapes(o->sizes);
     if (!o->tier.empty()) options.tier = parse_tier(o->tier);
     options.repetitions = o->reps;
+    for (const std::string& name : o->families) {
+      if (name == "all") {
+        options.families = matmul_kernels();
+      } else {
+        options.families.push_back(matmul_kernel_named(name));
+      }
+    }
     options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     options.stop = &interrupted;
     // The database first: a file that cannot be used stops before any work.

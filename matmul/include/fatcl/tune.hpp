@@ -1,7 +1,7 @@
-// fatcl tune: measures the register-blocked SGEMM variants that fit a device,
-// for one or more problem sizes, within a time budget, every result checked
-// against a double-precision reference, and turns the measurements into
-// tuning entries (fatcl/store.hpp) that the loader then trusts.
+// fatcl tune: measures the SGEMM variants that fit a device (by default of
+// the family that serves each size), for one or more problem sizes, within a time budget, every
+// result checked against a double-precision reference, and turns the measurements into tuning
+// entries (fatcl/store.hpp) that the loader then trusts.
 //
 // The search: the family's own ranking first, then the variant nearest in
 // parameters to the fastest so far (refining around the best), every third
@@ -33,7 +33,18 @@ struct TuneOptions {
   // Set (e.g. by a SIGINT handler) to stop after the measurement in flight;
   // what was measured is kept.
   const std::atomic<bool>* stop = nullptr;
+  // The families to measure at each shape, one entry each, so that Auto
+  // weighs them against each other (choose_matmul_family): each listed
+  // family that may serve the shape (few-rows only where M <= kMatmulSkinny,
+  // few-columns only where N <= kMatmulSkinny). Empty: the one family that
+  // serves the shape by the rule (matmul_family_for). The budget is shared
+  // equally by every (shape, family).
+  std::vector<MatmulKernel> families;
 };
+
+// The families run_tune measures at a shape (TuneOptions::families).
+std::vector<MatmulKernel> tune_families(const TuneOptions& options, const BenchShape& shape,
+                                        const DeviceCaps& caps);
 
 // CPUs 1024^3; GPUs 4096^3 and 8192^3.
 std::vector<BenchShape> default_tune_shapes(const DeviceCaps& caps);
@@ -50,8 +61,8 @@ struct TuneMeasurement {
 
 struct TuneShapeResult {
   BenchShape shape;
-  std::string family;          // the family tuned for it: the blocked one, or a skinny one
-  std::size_t candidates = 0;  // (variant, tier) builds the device takes
+  std::string family;                     // the family tuned for it
+  std::size_t candidates = 0;             // (variant, tier) builds the device takes
   std::vector<TuneMeasurement> measured;  // in the order measured
   bool exhaustive = false;                // every candidate measured
   std::optional<TuningEntry> entry;       // the checked results ranked, if any ran
@@ -63,6 +74,7 @@ struct TuneReport {
   std::string timing;  // how launches were timed
   double seconds = 0;  // wall time
   bool interrupted = false;
+  std::size_t unmeasured = 0;  // (size, family) pairs left out: the budget was spent
   std::vector<TuneShapeResult> shapes;
   std::string to_text() const;
   std::string to_json() const;
