@@ -224,8 +224,9 @@ struct BenchEntry {
   std::string variant;
   std::optional<Tier> tier;
   std::unique_ptr<Matmul> matmul;
-  std::string failure;  // why it does not load
-  std::string slow;     // why it is timed once from now on ("" while it is not)
+  std::string failure;           // why it does not load
+  std::string slow;              // why it is timed once where a run is long ("" while it is not)
+  double slow_ms_per_gflop = 0;  // its time per GFLOP where it was found slow
 };
 
 // Every variant of the naive, tiled and skinny families (the skinny ones run
@@ -339,6 +340,10 @@ void build_once(const cl::Context& context, const cl::Device& device, BenchEntry
   }
 }
 
+// A slow kernel is timed once where its run would take this long or more
+// (estimated from its rate where it was found slow).
+constexpr double kOnceAboveMs = 50;
+
 // A slow kernel's one run is its checked run, timed by the host clock
 // around the launch and a finished queue.
 void time_by_its_check(const cl::CommandQueue& queue, const MatmulProblem& p,
@@ -362,12 +367,14 @@ void time_by_its_check(const cl::CommandQueue& queue, const MatmulProblem& p,
   }
 }
 
-// A skinny family runs only at the shapes it serves (elsewhere it reads
-// the large operand once per few rows or columns: minutes a run at 2048);
-// the others at every shape.
-bool bench_runs(MatmulKernel kernel, const BenchShape& s, const DeviceCaps& caps) {
-  if (!matmul_is_skinny(kernel)) return true;
-  return matmul_family_for(s.m, s.n, MatmulKernel::Blocked, caps.is_gpu()) == kernel;
+// A skinny family runs only at the shapes it may serve, M (few-rows) or N
+// (few-columns) at most kMatmulSkinny (elsewhere it reads the large
+// operand once per few rows or columns: minutes a run at 2048); the others
+// at every shape.
+bool bench_runs(MatmulKernel kernel, const BenchShape& s) {
+  if (kernel == MatmulKernel::FewRows) return s.m <= kMatmulSkinny;
+  if (kernel == MatmulKernel::FewCols) return s.n <= kMatmulSkinny;
+  return true;
 }
 
 // Builds (on first use) and runs the entries at one size: the others timed
@@ -380,7 +387,7 @@ void run_entries(const cl::Context& context, const cl::Device& device, const Dev
   std::vector<std::function<std::string()>> runs, slow_runs;
   std::vector<std::size_t> slots, slow_slots;
   for (BenchEntry& e : entries) {
-    if (!bench_runs(e.kernel, s, caps)) continue;
+    if (!bench_runs(e.kernel, s)) continue;
     clock.step(s, std::string(to_string(e.kernel)) + " " + e.variant +
                       (e.tier ? std::string(" (") + to_string(*e.tier) + ")" : ""));
     BenchResult r;
@@ -391,13 +398,16 @@ void run_entries(const cl::Context& context, const cl::Device& device, const Dev
       r.failure = e.failure;
     } else {
       r.tier = e.matmul->loaded().tier;
-      r.note = e.slow.empty() ? "" : "timed once: " + e.slow;
+      // Where a run would be short, it is timed in turn like the others:
+      // timed once, a few-microsecond product is timed with its check.
+      const bool once = !e.slow.empty() && e.slow_ms_per_gflop * s.flop() / 1e9 >= kOnceAboveMs;
+      r.note = once ? "timed once: " + e.slow : "";
       auto run = [&e, &p, &queue, &s] {
         e.matmul->enqueue(queue, p.a, p.b, p.c, s.m, s.n, s.k);
         return std::string();
       };
-      (e.slow.empty() ? runs : slow_runs).push_back(run);
-      (e.slow.empty() ? slots : slow_slots).push_back(size.results.size());
+      (once ? slow_runs : runs).push_back(run);
+      (once ? slow_slots : slots).push_back(size.results.size());
     }
     size.results.push_back(r);
   }
@@ -432,8 +442,11 @@ void mark_slow_entries(const BenchSize& size, double factor, std::vector<BenchEn
     for (const BenchResult& r : size.results) {
       if (r.variant != e.variant || r.kernel != to_string(e.kernel) || !r.ok) continue;
       if (e.tier && r.tier != e.tier) continue;
-      if (r.gflops * factor <= leader) {
+      // Slow, and costly: a few-microsecond run at 1/10 of a faster one is
+      // all launch and says nothing of its rate at larger sizes.
+      if (r.gflops * factor <= leader && r.ms >= kOnceAboveMs) {
         e.slow = detail::format("%.3fx the fastest at ", r.gflops / leader) + size.shape.label();
+        e.slow_ms_per_gflop = 1e3 / r.gflops;
       }
     }
   }

@@ -71,9 +71,11 @@ struct BenchOptions {
                                    // always has it)
   int repetitions = 5;             // timed runs per kernel and size (median)
   // A fatcl kernel that ran at 1/slow_factor of the fastest result or less
-  // at one size is still checked at the sizes after, and that checked run
-  // is its one timing (its result says so): a CPU's naive kernel takes tens
-  // of seconds a run at 2048. At most 1: every kernel gets every round.
+  // at one size, taking 50 ms or more there, is still checked at the sizes
+  // after, and where a run would
+  // take 50 ms or more at its rate then, that checked run is its one timing
+  // (its result says so): a CPU's naive kernel takes tens of seconds a run
+  // at 2048. At most 1: every kernel gets every round.
   double slow_factor = 10;
   std::vector<ExternalKernel> external;
   // After the other kernels of a size: a fresh Matmul learning online
