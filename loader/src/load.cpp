@@ -1,5 +1,8 @@
 // Loading: walking the plan's chain until a variant builds and can launch.
 #include <algorithm>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "environment.hpp"
 #include "fatcl/cache.hpp"
@@ -564,9 +567,51 @@ TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const D
   return out;
 }
 
+const std::vector<TuningEntry>& shipped_tuning_for(const Family& family, const DeviceCaps& caps) {
+  const FamilyDescription& d = family.description();
+  if (d.shipped_tuning_lines.empty()) return d.shipped_tuning;
+  // Per family and platform, for the process; entries are never removed, so
+  // the references handed out stay valid.
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, std::unique_ptr<std::vector<TuningEntry>>>
+      parsed;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = parsed[{family.manifest().family, caps.platform_name}];
+  if (slot) return *slot;
+  // A line is one entry; its keys are sorted, and a string is written as
+  // JSON writes it: the line names both as these fragments do.
+  const std::string family_key = "\"family\":" + nlohmann::json(family.manifest().family).dump();
+  const std::string platform_key = "\"platform\":" + nlohmann::json(caps.platform_name).dump();
+  std::string doc = "{\"format\":\"fatcl-store\",\"version\":1,\"tuning\":[";
+  bool first = true;
+  std::string_view rest = d.shipped_tuning_lines;
+  while (!rest.empty()) {
+    const std::size_t end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (line.find(family_key) == std::string_view::npos ||
+        line.find(platform_key) == std::string_view::npos) {
+      continue;
+    }
+    while (!line.empty() && (line.back() == ',' || line.back() == ' ')) line.remove_suffix(1);
+    doc += (first ? "" : ",");
+    doc += line;
+    first = false;
+  }
+  doc += "]}";
+  slot = std::make_unique<std::vector<TuningEntry>>(d.shipped_tuning);
+  for (TuningEntry& e : parse_tuning_entries(doc, "shipped with fatcl")) {
+    // The keys were found as text; the parsed fields decide.
+    if (e.family == family.manifest().family && e.platform == caps.platform_name) {
+      slot->push_back(std::move(e));
+    }
+  }
+  return *slot;
+}
+
 double launch_floor_ms(const Store& store, const Family& family, const DeviceCaps& caps) {
-  const TuningMatch match = store.find_tuning(caps, family.manifest(), {1, 1, 1},
-                                              family.description().shipped_tuning, true);
+  const TuningMatch match =
+      store.find_tuning(caps, family.manifest(), {1, 1, 1}, shipped_tuning_for(family, caps), true);
   const auto& launches = family.description().launches;
   double fastest = 0;
   for (const TuningEntry* e : match.device_entries) {
@@ -595,7 +640,7 @@ Plan ranked_plan(const Family& family, const DeviceCaps& caps, const LoadOptions
   std::string said;
   if (options.use_tuning && options.variant.empty()) {
     const TuningMatch match = store->find_tuning(
-        caps, family.manifest(), options.problem, family.description().shipped_tuning,
+        caps, family.manifest(), options.problem, shipped_tuning_for(family, caps),
         family.description().efficiency != nullptr && !options.problem.empty(), options.form);
     said = match.to_string();
     if (match.entry) {

@@ -124,7 +124,7 @@ std::vector<std::string> online_candidates(const Family& family, const DeviceCap
   }
   const std::shared_ptr<Store> store = options.store ? options.store : Store::user();
   std::vector<TuningEntry> entries = store->tuning();
-  const auto& shipped = family.description().shipped_tuning;
+  const auto& shipped = shipped_tuning_for(family, caps);
   entries.insert(entries.end(), shipped.begin(), shipped.end());
   const DeviceProfile here = caps.profile();
   std::vector<std::pair<double, std::string>> leaders;

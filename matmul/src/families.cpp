@@ -327,18 +327,6 @@ double blocked_efficiency(const Variant& v, const DeviceCaps& caps,
   return useful * guarded * device_fill(tiles_m * tiles_n * parts, caps);
 }
 
-// The tuning entries fatcl ships for the bundled families
-// (matmul/tuning/shipped.json), each family's own.
-std::vector<TuningEntry> shipped_entries(const std::string& family) {
-  static const std::vector<TuningEntry> all =
-      parse_tuning_entries(detail::kShippedTuning, "shipped with fatcl");
-  std::vector<TuningEntry> out;
-  for (const TuningEntry& e : all) {
-    if (e.family == family) out.push_back(e);
-  }
-  return out;
-}
-
 Family make_family(MatmulKernel kernel, const EmbeddedFamily& embedded) {
   const Manifest manifest = Manifest::parse(embedded.manifest_json);
   FamilyDescription d;
@@ -386,7 +374,7 @@ Family make_family(MatmulKernel kernel, const EmbeddedFamily& embedded) {
                      const Variant& v) {
     return matmul_trial_launch(kernel, context, device, k, v);
   };
-  d.shipped_tuning = shipped_entries(manifest.family);
+  d.shipped_tuning_lines = detail::kShippedTuning;
   return Family(embedded, std::move(d));
 }
 
@@ -457,7 +445,7 @@ MatmulFamilyChoice choose_matmul_family(const DeviceCaps& caps, const Store& sto
   for (MatmulKernel f : candidates) {
     const Family& family = matmul_family(f);
     const TuningMatch match =
-        store.find_tuning(caps, family.manifest(), problem, family.description().shipped_tuning,
+        store.find_tuning(caps, family.manifest(), problem, shipped_tuning_for(family, caps),
                           family.description().efficiency != nullptr);
     if (!match.entry || match.entry->ranking.empty()) continue;
     FamilyPrediction p;

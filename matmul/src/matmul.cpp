@@ -289,7 +289,7 @@ std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::tuned_for(
   std::optional<TuningEntry> carried;
   if (options.variant.empty() && options.use_tuning) {
     match = options.store->find_tuning(caps, family.manifest(), problem,
-                                       family.description().shipped_tuning,
+                                       shipped_tuning_for(family, caps),
                                        family.description().efficiency != nullptr);
     if (match.entry) {
       carried = carry_tuning(*match.entry, family, caps, problem, nullptr, nullptr,

@@ -2,6 +2,10 @@
 // rank their variants (no OpenCL needed).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+#include <map>
+
 #include "fatcl/matmul.hpp"
 #include "fatcl/store.hpp"
 #include "synthetic_device.hpp"
@@ -51,27 +55,46 @@ TEST(MatmulFamilies, BlockedRankingFollowsFusedMultiplyAdd) {
 // toolchain change that rebuilds them must come with new measurements
 // (tools/ship-tuning.py), else the loader would pass the entries over.
 TEST(MatmulFamilies, ShippedEntriesMatchTheBundledModules) {
-  ASSERT_FALSE(matmul_family(MatmulKernel::Blocked).description().shipped_tuning.empty());
+  // The file read whole, as a store document: every entry, each family's own.
+  std::ifstream file(FATCL_SOURCE_DIR "/matmul/tuning/shipped.json");
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::vector<TuningEntry> all = parse_tuning_entries(text, "shipped.json");
+  ASSERT_FALSE(all.empty());
+  std::map<std::pair<std::string, std::string>, std::size_t> per_family_and_platform;
+  for (const TuningEntry& e : all) ++per_family_and_platform[{e.family, e.platform}];
   for (MatmulKernel k : matmul_kernels()) {
     const Family& family = matmul_family(k);
     const Manifest& manifest = family.manifest();
-    for (const TuningEntry& e : family.description().shipped_tuning) {
-      SCOPED_TRACE(e.describe());
-      EXPECT_EQ(e.origin, "shipped with fatcl");
-      EXPECT_EQ(e.family, manifest.family);
-      ASSERT_FALSE(e.ranking.empty());
-      for (const TunedVariant& t : e.ranking) {
-        bool found = false;
-        for (const Variant& v : manifest.variants) {
-          if (v.name == t.variant) {
-            found = true;
-            EXPECT_EQ(tier_sha256(manifest, v, t.tier), t.sha256) << t.variant;
+    for (const auto& [key, count] : per_family_and_platform) {
+      if (key.first != manifest.family) continue;
+      // What a device of that platform reads, a line at a time, is all of them.
+      DeviceCaps caps;
+      caps.platform_name = key.second;
+      const std::vector<TuningEntry>& shipped = shipped_tuning_for(family, caps);
+      EXPECT_EQ(shipped.size(), count) << key.first << " on " << key.second;
+      for (const TuningEntry& e : shipped) {
+        SCOPED_TRACE(e.describe());
+        EXPECT_EQ(e.origin, "shipped with fatcl");
+        EXPECT_EQ(e.family, manifest.family);
+        EXPECT_EQ(e.platform, key.second);
+        ASSERT_FALSE(e.ranking.empty());
+        for (const TunedVariant& t : e.ranking) {
+          bool found = false;
+          for (const Variant& v : manifest.variants) {
+            if (v.name == t.variant) {
+              found = true;
+              EXPECT_EQ(tier_sha256(manifest, v, t.tier), t.sha256) << t.variant;
+            }
           }
+          EXPECT_TRUE(found) << t.variant;
         }
-        EXPECT_TRUE(found) << t.variant;
       }
     }
   }
+  // A platform fatcl never measured reads none.
+  DeviceCaps unknown;
+  unknown.platform_name = "a platform nobody measured";
+  EXPECT_TRUE(shipped_tuning_for(matmul_family(MatmulKernel::Blocked), unknown).empty());
 }
 
 // The blocked family's defaults are its grid's first points of each kind

@@ -75,6 +75,12 @@ struct FamilyDescription {
   // Consulted after the store's own entries (Store::find_tuning); a family
   // reads them from a store document it embeds (parse_tuning_entries).
   std::vector<TuningEntry> shipped_tuning;
+  // Or, where there are many: a store document written one entry a line
+  // (tools/ship-tuning.py), of which a device reads only the lines of its
+  // platform and of this family, parsed at their first use and kept
+  // (shipped_tuning_for): fatcl's 1689 shipped entries took 100 ms to parse
+  // whole at a family's first use.
+  std::string_view shipped_tuning_lines;
   // The family's model of a problem: the share of a variant's measured rate
   // that carries to these sizes (the work not spent on a tile's padding, how
   // well its work-groups fill the device), in (0, 1]. An entry measured for

@@ -138,6 +138,13 @@ TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const D
                          const std::vector<std::size_t>& problem, std::string* why,
                          double* leader_gflops = nullptr, double launch_ms = 0);
 
+// The entries a family ships that a device of this platform can use (no
+// other platform's device is ever similar): its shipped_tuning, and the
+// lines of its shipped_tuning_lines that name this family and platform,
+// parsed once per family and platform and kept for the process. Throws
+// fatcl::Error naming the line at fault.
+const std::vector<TuningEntry>& shipped_tuning_for(const Family& family, const DeviceCaps& caps);
+
 // The device's time for one kernel launch as the family's entries show it:
 // of the entries of this device (else of the most similar measured device,
 // as Store::find_tuning takes it) whose problem is at most kLaunchFloorWork
