@@ -299,30 +299,40 @@ TEST(MatmulFamilies, BlockedModelCarriesAnEntryToAnotherShape) {
       << why;
 }
 
+// A GPU with the H200's 132 compute units and 48 KiB of local memory.
+DeviceCaps gpu_with_132_units() {
+  DeviceCaps gpu = device(48, 1024, 3, 0, "");
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  gpu.compute_units = 132;
+  return gpu;
+}
+
+// An entry of a bundled family measured on the synthetic device, its
+// variants (source tier) at these rates.
+TuningEntry synthetic_entry(MatmulKernel k, std::vector<std::size_t> problem,
+                            const std::vector<std::pair<const char*, double>>& ranking) {
+  const Manifest& m = matmul_family(k).manifest();
+  TuningEntry e;
+  e.family = m.family;
+  e.platform = "synthetic";
+  e.device = "device";
+  e.driver = "1";
+  e.problem = std::move(problem);
+  for (const auto& [name, gflops] : ranking) {
+    e.ranking.push_back(
+        {name, tier_sha256(m, m.variant(name), Tier::Source), Tier::Source, gflops});
+  }
+  return e;
+}
+
 // Auto weighs the families by what their measured neighbours predict
 // (choose_matmul_family): at 14 x 48 x 290 on the H200 the tiled kernel ran
 // 10.7 us and the few-rows point the rule gave it 48.8 us (2026-12-02);
 // entries of every family measured near that shape choose the tiled one,
 // while at 4000^3 only the blocked family's entry is near enough to weigh.
 TEST(MatmulFamilies, AutoWeighsTheFamiliesByTheirMeasuredNeighbours) {
-  DeviceCaps gpu = device(48, 1024, 3, 0, "");
-  gpu.device_type = CL_DEVICE_TYPE_GPU;
-  gpu.compute_units = 132;
-  auto entry = [](MatmulKernel k, std::vector<std::size_t> problem,
-                  std::vector<std::pair<const char*, double>> ranking) {
-    const Manifest& m = matmul_family(k).manifest();
-    TuningEntry e;
-    e.family = m.family;
-    e.platform = "synthetic";
-    e.device = "device";
-    e.driver = "1";
-    e.problem = std::move(problem);
-    for (const auto& [name, gflops] : ranking) {
-      e.ranking.push_back(
-          {name, tier_sha256(m, m.variant(name), Tier::Source), Tier::Source, gflops});
-    }
-    return e;
-  };
+  const DeviceCaps gpu = gpu_with_132_units();
+  const auto entry = synthetic_entry;
   const char* blocked32 =
       "matmul_blocked_MWG32_NWG32_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0";
   const char* blocked128 =
@@ -388,9 +398,7 @@ TEST(MatmulFamilies, AutoWeighsTheFamiliesByTheirMeasuredNeighbours) {
 // The models of the per-element families: padding to whole tiles and how
 // many compute units their work-groups fill.
 TEST(MatmulFamilies, PerElementModelsCountPaddingAndFill) {
-  DeviceCaps gpu = device(48, 1024, 3, 0, "");
-  gpu.device_type = CL_DEVICE_TYPE_GPU;
-  gpu.compute_units = 132;
+  const DeviceCaps gpu = gpu_with_132_units();
   const Family& tiled = matmul_family(MatmulKernel::Tiled);
   const auto& eff = tiled.description().efficiency;
   ASSERT_TRUE(eff);
@@ -413,22 +421,11 @@ TEST(MatmulFamilies, PerElementModelsCountPaddingAndFill) {
 // the computing, not as the same rate; and a blocked product split over K
 // is two launches.
 TEST(MatmulFamilies, LaunchesAreToldApartFromComputing) {
-  DeviceCaps gpu = device(48, 1024, 3, 0, "");
-  gpu.device_type = CL_DEVICE_TYPE_GPU;
-  gpu.compute_units = 132;
+  const DeviceCaps gpu = gpu_with_132_units();
   const Family& tiled = matmul_family(MatmulKernel::Tiled);
-  const Manifest& m = tiled.manifest();
-  auto entry = [&](std::vector<std::size_t> problem, double gflops) {
-    TuningEntry e;
-    e.family = m.family;
-    e.platform = "synthetic";
-    e.device = "device";
-    e.driver = "1";
-    e.problem = std::move(problem);
-    e.ranking.push_back({"matmul_tiled_TILE16",
-                         tier_sha256(m, m.variant("matmul_tiled_TILE16"), Tier::Source),
-                         Tier::Source, gflops});
-    return e;
+  auto entry = [](std::vector<std::size_t> problem, double gflops) {
+    return synthetic_entry(MatmulKernel::Tiled, std::move(problem),
+                           {{"matmul_tiled_TILE16", gflops}});
   };
   Store store;
   EXPECT_EQ(launch_floor_ms(store, tiled, gpu), 0);  // no small entry: throughput alone
