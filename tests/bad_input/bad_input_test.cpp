@@ -643,6 +643,8 @@ const std::vector<CommandLineCase>& command_line_cases() {
       {"bench_bad_tier", "bench --sizes 8 --tier cubin --no-clblast", "cubin"},
       {"tune_bad_budget", "tune --budget soon", "budget \"soon\""},
       {"tune_reps_low", "tune --reps 2", "--reps"},
+      {"tune_unknown_family", "tune --families fastest --no-save",
+       "no bundled matmul family is called \"fastest\""},
       {"tune_merge_missing_file",
        "tune --database /tmp/fatcl-bad-input-store.json --merge "
        "/no/such/export.json",
