@@ -487,8 +487,8 @@ std::string MatmulFamilyChoice::to_string() const {
   }
   std::string out =
       std::string(fatcl::to_string(family)) +
-      (rule_weighed ? " runs it: of the families' measured neighbours, its predicts the highest "
-                      "rate (measured GFLOP/s x the family's efficiency here / there)"
+      (rule_weighed ? " runs it: its measured neighbour predicts the highest rate of the "
+                      "families (measured GFLOP/s, carried here by the family's model)"
                     : " runs it, by the rule: it has no measured neighbour near enough to weigh "
                       "it against the others");
   for (const FamilyPrediction& p : predictions) {

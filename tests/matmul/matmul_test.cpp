@@ -400,7 +400,8 @@ TEST(Auto, MeasuredNeighboursChooseTheFamily) {
   const LoadedKernel& chosen = matmul.loaded_for(21, 29, 41);
   EXPECT_EQ(matmul_kernel_of(chosen.variant.name), MatmulKernel::Tiled)
       << chosen.explanation.to_string();
-  EXPECT_NE(chosen.explanation.family.find("tiled runs it: of the families' measured neighbours"),
+  EXPECT_NE(chosen.explanation.family.find(
+                "tiled runs it: its measured neighbour predicts the highest rate"),
             std::string::npos)
       << chosen.explanation.family;
   EXPECT_NE(chosen.explanation.family.find("from the entry matmul_blocked on "), std::string::npos)
