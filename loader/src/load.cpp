@@ -523,8 +523,8 @@ TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const D
     if (!v) return entry;  // a variant this build lacks: changed_code passes such entries over
     Carried c{&t, efficiency(*v, caps, problem), efficiency(*v, caps, entry.problem), 1, 1, 0};
     if (launches) {
-      c.launches_here = launches(*v, caps, problem);
-      c.launches_there = launches(*v, caps, entry.problem);
+      c.launches_here = launch_cost(launches(*v, caps, problem));
+      c.launches_there = launch_cost(launches(*v, caps, entry.problem));
     }
     if (c.there > 0 && c.here > 0 && t.gflops > 0) {
       // Milliseconds: measured there, computing there (at least a tenth of
@@ -546,16 +546,16 @@ TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const D
   if (why && !carried.empty() && out.ranking.front().variant != entry.ranking.front().variant) {
     *why = "the family's model carries the entry to " + problem_text(problem) +
            (launch_ms > 0
-                ? detail::format(" (the time measured there less its launches, %.4f ms each, "
-                                 "x work / efficiency here over there, plus the launches here; "
-                                 "GFLOP/s there, efficiency here / there, launches here / there "
-                                 "= GFLOP/s here):",
-                                 launch_ms)
+                ? detail::format(" (the time measured there less its launches, %.4f ms the "
+                                 "first, %.2f of that each after it, x work / efficiency here "
+                                 "over there, plus the launches here; GFLOP/s there, efficiency "
+                                 "here / there, launch cost here / there = GFLOP/s here):",
+                                 launch_ms, kLaterLaunchShare)
                 : std::string(" (measured GFLOP/s x efficiency here / efficiency there):"));
     for (std::size_t i = 0; i < carried.size() && i < 3; ++i) {
       const Carried& c = carried[i];
       *why += launch_ms > 0
-                  ? detail::format("\n  %s [%s] %.0f, %.2f / %.2f, %.0f / %.0f = %.0f",
+                  ? detail::format("\n  %s [%s] %.0f, %.2f / %.2f, %.3g / %.3g = %.0f",
                                    c.measured->variant.c_str(), to_string(c.measured->tier),
                                    c.measured->gflops, c.here, c.there, c.launches_here,
                                    c.launches_there, c.predicted)
@@ -609,6 +609,10 @@ const std::vector<TuningEntry>& shipped_tuning_for(const Family& family, const D
   return *slot;
 }
 
+double launch_cost(double launches) {
+  return 1 + (std::max(launches, 1.0) - 1) * kLaterLaunchShare;
+}
+
 double launch_floor_ms(const Store& store, const Family& family, const DeviceCaps& caps) {
   const TuningMatch match =
       store.find_tuning(caps, family.manifest(), {1, 1, 1}, shipped_tuning_for(family, caps), true);
@@ -624,7 +628,7 @@ double launch_floor_ms(const Store& store, const Family& family, const DeviceCap
         if (candidate.name == t.variant) v = &candidate;
       }
       if (!v || t.gflops <= 0) continue;
-      const double count = launches ? std::max(1.0, launches(*v, caps, e->problem)) : 1;
+      const double count = launches ? launch_cost(launches(*v, caps, e->problem)) : 1;
       const double ms = 2 * work / (t.gflops * 1e6) / count;
       if (fastest == 0 || ms < fastest) fastest = ms;
     }

@@ -453,6 +453,26 @@ TEST(MatmulFamilies, LaunchesAreToldApartFromComputing) {
   EXPECT_EQ(blocked.description().launches(big, gpu, {4096, 4096, 4096}), 1);
   // K beyond one launch's share (kMatmulMaxKPerLaunch): a launch per share.
   EXPECT_EQ(blocked.description().launches(big, gpu, {4096, 4096, 3 * kMatmulMaxKPerLaunch}), 3);
+
+  // A launch behind the first (a split's sum) costs kLaterLaunchShare of
+  // one: an entry measured split, carried to sizes run in one launch, loses
+  // 1 + share launches and gains one.
+  EXPECT_EQ(launch_cost(0), 1);
+  EXPECT_EQ(launch_cost(1), 1);
+  EXPECT_DOUBLE_EQ(launch_cost(2), 1 + kLaterLaunchShare);
+  EXPECT_DOUBLE_EQ(launch_cost(3), 1 + 2 * kLaterLaunchShare);
+  const std::vector<std::size_t> split{127, 8191, 4099}, whole{4096, 4096, 4096};
+  const TuningEntry measured_split =
+      synthetic_entry(MatmulKernel::Blocked, split, {{big.name.c_str(), 20000}});
+  double carried = 0;
+  carry_tuning(measured_split, blocked, gpu, whole, nullptr, &carried, floor);
+  const auto& eff = blocked.description().efficiency;
+  const double flop_split = 2.0 * 127 * 8191 * 4099, flop_whole = 2.0 * 4096 * 4096 * 4096;
+  const double ms_split = flop_split / 20000e6;
+  const double computing = ms_split - (1 + kLaterLaunchShare) * floor;
+  const double ms_whole =
+      floor + computing * (flop_whole / eff(big, gpu, whole)) / (flop_split / eff(big, gpu, split));
+  EXPECT_NEAR(carried, flop_whole / (ms_whole * 1e6), 1e-6 * carried);
 }
 
 }  // namespace

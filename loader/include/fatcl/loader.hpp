@@ -149,10 +149,22 @@ const std::vector<TuningEntry>& shipped_tuning_for(const Family& family, const D
 // of the entries of this device (else of the most similar measured device,
 // as Store::find_tuning takes it) whose problem is at most kLaunchFloorWork
 // multiply-adds, so that launching is nearly all of their time, the
-// fastest time per launch. 0 where there is no such entry: rates then
+// fastest time over its launch_cost. 0 where there is no such entry: rates then
 // carry as throughput alone.
 constexpr double kLaunchFloorWork = 1 << 18;
 double launch_floor_ms(const Store& store, const Family& family, const DeviceCaps& caps);
+
+// What a product's launches cost, in launches of the floor: the first a
+// whole one, each after it (enqueued back to back, such as a split K's sum)
+// kLaterLaunchShare of one. Counting every launch whole made a product
+// split in two look launch-bound where it was not: on the H200
+// (2026-12-02) 6 x 4408 x 453, one launch of the 32 x 32 point, took 28.8
+// us where the entry of 8 x 4096 x 512 (split, two launches) said 15.8;
+// replayed offline against three benches of random shapes (128 in all), a quarter
+// raised auto / fastest from 0.84 to 0.90 (40 shapes) and left the others
+// (0.92, 0.93) and every CPU bench as they were.
+constexpr double kLaterLaunchShare = 0.25;
+double launch_cost(double launches);
 
 // Forgets the remembered trial launches and failed builds of Store::user() (tests).
 void forget_trials();
