@@ -468,14 +468,16 @@ MatmulFamilyChoice choose_matmul_family(const DeviceCaps& caps, const Store& sto
       [](const FamilyPrediction& a, const FamilyPrediction& b) { return a.distance < b.distance; });
   const double reach = choice.predictions.front().distance + kFamilyReach;
   const FamilyPrediction* best = nullptr;
-  bool rule_weighed = false;
+  const FamilyPrediction* rule = nullptr;
   for (FamilyPrediction& p : choice.predictions) {
     p.weighed = p.distance <= reach;
-    rule_weighed = rule_weighed || (p.weighed && p.family == choice.rule);
+    if (p.weighed && p.family == choice.rule) rule = &p;
     if (p.weighed && (!best || p.gflops > best->gflops)) best = &p;
   }
-  // A family is not passed over for want of a measurement.
-  if (rule_weighed) choice.family = best->family;
+  // A family is not passed over for want of a measurement, unless another
+  // was measured at the shape itself (learning online writes such entries:
+  // the next run must read what it learned).
+  if (rule || choice.predictions.front().distance == 0) choice.family = best->family;
   return choice;
 }
 
@@ -485,10 +487,13 @@ std::string MatmulFamilyChoice::to_string() const {
   for (const FamilyPrediction& p : predictions) {
     rule_weighed = rule_weighed || (p.weighed && p.family == rule);
   }
+  const bool at_shape = !predictions.empty() && predictions.front().distance == 0;
   std::string out =
       std::string(fatcl::to_string(family)) +
       (rule_weighed ? " runs it: its measured neighbour predicts the highest rate of the "
                       "families (measured GFLOP/s, carried here by the family's model)"
+       : at_shape   ? " runs it: of the families measured at this shape itself, it predicts the "
+                      "highest rate (the rule's family has no measured neighbour near enough)"
                     : " runs it, by the rule: it has no measured neighbour near enough to weigh "
                       "it against the others");
   for (const FamilyPrediction& p : predictions) {

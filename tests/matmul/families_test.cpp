@@ -385,6 +385,19 @@ TEST(MatmulFamilies, AutoWeighsTheFamiliesByTheirMeasuredNeighbours) {
   EXPECT_EQ(unmeasured_rule.family, MatmulKernel::FewRows);
   EXPECT_NE(unmeasured_rule.to_string().find("fewrows runs it, by the rule"), std::string::npos)
       << unmeasured_rule.to_string();
+  // Unless that family was measured at the shape itself, as learning online
+  // writes it (the H200 learned the naive kernel at 130 x 70 x 90, where the
+  // blocked family's nearest entry lies 1.6 powers of two away): the next
+  // run reads what was learned.
+  tiled_only_store.put_tuning(
+      entry(MatmulKernel::Tiled, {14, 48, 290}, {{"matmul_tiled_TILE8", 20.0}}));
+  const MatmulFamilyChoice learned =
+      choose_matmul_family(gpu, tiled_only_store, 14, 48, 290, MatmulKernel::Blocked);
+  EXPECT_EQ(learned.family, MatmulKernel::Tiled) << learned.to_string();
+  EXPECT_EQ(learned.predictions.front().variant, "matmul_tiled_TILE8");
+  EXPECT_NE(learned.to_string().find("tiled runs it: of the families measured at this shape"),
+            std::string::npos)
+      << learned.to_string();
   // No entry for this device at all: the rule, and nothing to explain.
   DeviceCaps other = gpu;
   other.platform_name = "another";

@@ -499,6 +499,9 @@ TEST(Auto, OnlineLearningTimesRealCallsAndTheNextRunReadsIt) {
   o.online = true;
   o.store = store;
   o.online_options.candidates = 3;
+  // The blocked family, whose variants give learning a choice (Auto may
+  // give this shape to the naive family, one variant: the H200 does).
+  o.kernel = MatmulKernel::Blocked;
   const Size shape{130, 70, 90};
   Matmul matmul(rt.context, rt.device, o);
   const std::string before = matmul.online_report(shape.m, shape.n, shape.k);

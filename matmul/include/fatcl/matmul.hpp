@@ -94,7 +94,9 @@ constexpr double kFamilyReach = 1;
 // Each candidate's measured neighbour predicts its rate at the shape; of
 // those within kFamilyReach of the nearest, the highest prediction wins.
 // Where the rule's family (matmul_family_for) has no such entry, the rule
-// decides: a family is not passed over for want of a measurement.
+// decides: a family is not passed over for want of a measurement; unless
+// the nearest entry was measured at the shape itself (as learning online
+// writes it), which then decides among those within reach.
 // Reads the store's tuning entries and the families' shipped ones; no
 // OpenCL call.
 MatmulFamilyChoice choose_matmul_family(const DeviceCaps& caps, const Store& store, std::size_t m,
