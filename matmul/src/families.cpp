@@ -427,6 +427,26 @@ MatmulKernel matmul_family_for(std::size_t m, std::size_t n, MatmulKernel genera
   return general;
 }
 
+namespace {
+
+// Why the weighed predictions decide (choose_matmul_family) and what the
+// explanation says of it: the rule's family among them, else an entry
+// measured at the shape itself (learning online writes such entries: the
+// next run must read what it learned); otherwise the rule stands, since a
+// family is not passed over for want of a measurement.
+enum class FamilyDecision { Weighed, AtShape, Rule };
+FamilyDecision family_decision(const MatmulFamilyChoice& choice) {
+  for (const FamilyPrediction& p : choice.predictions) {
+    if (p.weighed && p.family == choice.rule) return FamilyDecision::Weighed;
+  }
+  if (!choice.predictions.empty() && choice.predictions.front().distance == 0) {
+    return FamilyDecision::AtShape;
+  }
+  return FamilyDecision::Rule;
+}
+
+}  // namespace
+
 MatmulFamilyChoice choose_matmul_family(const DeviceCaps& caps, const Store& store, std::size_t m,
                                         std::size_t n, std::size_t k, MatmulKernel general) {
   MatmulFamilyChoice choice;
@@ -468,34 +488,27 @@ MatmulFamilyChoice choose_matmul_family(const DeviceCaps& caps, const Store& sto
       [](const FamilyPrediction& a, const FamilyPrediction& b) { return a.distance < b.distance; });
   const double reach = choice.predictions.front().distance + kFamilyReach;
   const FamilyPrediction* best = nullptr;
-  const FamilyPrediction* rule = nullptr;
   for (FamilyPrediction& p : choice.predictions) {
     p.weighed = p.distance <= reach;
-    if (p.weighed && p.family == choice.rule) rule = &p;
     if (p.weighed && (!best || p.gflops > best->gflops)) best = &p;
   }
-  // A family is not passed over for want of a measurement, unless another
-  // was measured at the shape itself (learning online writes such entries:
-  // the next run must read what it learned).
-  if (rule || choice.predictions.front().distance == 0) choice.family = best->family;
+  if (family_decision(choice) != FamilyDecision::Rule) choice.family = best->family;
   return choice;
 }
 
 std::string MatmulFamilyChoice::to_string() const {
   if (predictions.empty()) return "";
-  bool rule_weighed = false;
-  for (const FamilyPrediction& p : predictions) {
-    rule_weighed = rule_weighed || (p.weighed && p.family == rule);
-  }
-  const bool at_shape = !predictions.empty() && predictions.front().distance == 0;
+  const FamilyDecision decision = family_decision(*this);
   std::string out =
       std::string(fatcl::to_string(family)) +
-      (rule_weighed ? " runs it: its measured neighbour predicts the highest rate of the "
-                      "families (measured GFLOP/s, carried here by the family's model)"
-       : at_shape   ? " runs it: of the families measured at this shape itself, it predicts the "
-                      "highest rate (the rule's family has no measured neighbour near enough)"
-                    : " runs it, by the rule: it has no measured neighbour near enough to weigh "
-                      "it against the others");
+      (decision == FamilyDecision::Weighed
+           ? " runs it: its measured neighbour predicts the highest rate of the families "
+             "(measured GFLOP/s, carried here by the family's model)"
+       : decision == FamilyDecision::AtShape
+           ? " runs it: of the families measured at this shape itself, it predicts the highest "
+             "rate (the rule's family has no measured neighbour near enough)"
+           : " runs it, by the rule: it has no measured neighbour near enough to weigh it "
+             "against the others");
   for (const FamilyPrediction& p : predictions) {
     out += detail::format("\n  %-7s %.1f GFLOP/s (%s) from the entry %s, %.1f powers of two away",
                           fatcl::to_string(p.family), p.gflops, p.variant.c_str(), p.entry.c_str(),

@@ -195,7 +195,6 @@ struct TuneRun {
   // where a driver such as PoCL finishes compiling), part of
   // spent_measuring: a cost of the run, not of the size where it fell.
   double spent_building = 0;
-  std::set<std::string> used;
 
   Matmul* matmul_of(const TuneCandidate& c) {
     const std::string key = c.key();
@@ -224,7 +223,7 @@ TuneMeasurement measure_candidate(TuneRun& run, const TuneCandidate& c, const Ma
   m.variant = c.variant->name;
   m.tier = c.tier;
   const Clock::time_point t0 = Clock::now();
-  const bool first_use = run.used.insert(c.key()).second;
+  const bool first_use = !run.built.count(c.key()) && !run.load_failure.count(c.key());
   auto first_use_done = [&] {
     if (first_use) run.spent_building += seconds_since(t0);
   };
