@@ -37,7 +37,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=1 ctest -j "$jobs" --output-on-failure -R '^unit\.|\.regressions$')
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -L bad_input)
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure \
-   -R '^pocl\.(auto|matmul_naive\.source|matmul_tiled_TILE16\.source|matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1\.source)$')
+   -R '^pocl\.(auto|gemm|gemm-c|matmul_naive\.source|matmul_tiled_TILE16\.source|matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1\.source)$')
 # The consumers that install this build and link it: find_package (its own
 # kernels compiled by the sanitized fatcl-compile, its program and fatcl
 # validate, then its family on both PoCLs) and a product linking

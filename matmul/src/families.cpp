@@ -145,42 +145,11 @@ BlockedDefaults blocked_defaults(const Manifest& manifest) {
     if (!slot) slot = &v;
   }
   if (!d.gpu || !d.cpu) {
-    throw Error(
-        "matmul_blocked: the grid needs a point that stages in local memory and one "
-        "that does not (the GPU and CPU defaults)");
+    throw Error(manifest.family +
+                ": a blocked grid needs a point that stages in local memory and one "
+                "that does not (the GPU and CPU defaults)");
   }
   return d;
-}
-
-// The blocked family's ranking before any measurement: fma() only where the
-// device fuses it (else emulated), then closest to the default point of the
-// device's class, then less local memory.
-Ranking blocked_ranking(const Manifest& manifest) {
-  const BlockedDefaults defaults = blocked_defaults(manifest);
-  // Copies: the ranking outlives nothing, but a Family is movable.
-  const Variant gpu = *defaults.gpu, cpu = *defaults.cpu;
-  Ranking r;
-  r.score = [gpu, cpu](const Variant& v, const DeviceCaps& caps) {
-    const Variant& best = caps.is_gpu() ? gpu : cpu;
-    // An emulated fma() costs more than any shape gains.
-    if (param_or(v, "FMA", 0) == 1 && !caps.fused_multiply_add) return -100.0;
-    double score = 0;
-    for (const auto& [k, value] : best.params) {
-      if (k != "FMA") score += param_or(v, k, -1) == value ? 1 : 0;
-    }
-    if (caps.fused_multiply_add) score += param_or(v, "FMA", 0) == 1 ? 0.5 : 0;
-    return score - double(v.local_mem_bytes) * 1e-9;
-  };
-  r.rule =
-      "fma() only where the device fuses it (CL_FP_FMA), then parameters closest to the default "
-      "point of this class of device (GPU: " +
-      gpu.name +
-      ", the first point that stages A or B "
-      "in local memory; CPU: " +
-      cpu.name +
-      ", the first that stages nothing), then less local "
-      "memory";
-  return r;
 }
 
 // A skinny family's ranking before any measurement: the points of the
@@ -332,7 +301,7 @@ Family make_family(MatmulKernel kernel, const EmbeddedFamily& embedded) {
   FamilyDescription d;
   switch (kernel) {
     case MatmulKernel::Blocked:
-      d.ranking = blocked_ranking(manifest);
+      d.ranking = matmul_blocked_ranking(manifest);
       d.efficiency = blocked_efficiency;
       break;
     case MatmulKernel::Tiled:
@@ -379,6 +348,37 @@ Family make_family(MatmulKernel kernel, const EmbeddedFamily& embedded) {
 }
 
 }  // namespace
+
+// The blocked family's ranking before any measurement: fma() only where the
+// device fuses it (else emulated), then closest to the default point of the
+// device's class, then less local memory.
+Ranking matmul_blocked_ranking(const Manifest& manifest) {
+  const BlockedDefaults defaults = blocked_defaults(manifest);
+  // Copies: the ranking outlives nothing, but a Family is movable.
+  const Variant gpu = *defaults.gpu, cpu = *defaults.cpu;
+  Ranking r;
+  r.score = [gpu, cpu](const Variant& v, const DeviceCaps& caps) {
+    const Variant& best = caps.is_gpu() ? gpu : cpu;
+    // An emulated fma() costs more than any shape gains.
+    if (param_or(v, "FMA", 0) == 1 && !caps.fused_multiply_add) return -100.0;
+    double score = 0;
+    for (const auto& [k, value] : best.params) {
+      if (k != "FMA") score += param_or(v, k, -1) == value ? 1 : 0;
+    }
+    if (caps.fused_multiply_add) score += param_or(v, "FMA", 0) == 1 ? 0.5 : 0;
+    return score - double(v.local_mem_bytes) * 1e-9;
+  };
+  r.rule =
+      "fma() only where the device fuses it (CL_FP_FMA), then parameters closest to the default "
+      "point of this class of device (GPU: " +
+      gpu.name +
+      ", the first point that stages A or B "
+      "in local memory; CPU: " +
+      cpu.name +
+      ", the first that stages nothing), then less local "
+      "memory";
+  return r;
+}
 
 const char* to_string(MatmulKernel kernel) {
   switch (kernel) {

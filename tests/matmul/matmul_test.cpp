@@ -25,14 +25,12 @@
 #include "fatcl/bench.hpp"
 #include "fatcl/store.hpp"
 #include "matmul_tiled.hpp"
+#include "test_runtime.hpp"
 
 namespace fatcl {
 namespace {
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
+using test::env;
 
 struct Runtime {
   std::string missing;  // why the runtime is not there; "" if it is
@@ -45,44 +43,12 @@ struct Runtime {
 };
 
 Runtime open_runtime() {
+  test::OpenedRuntime o = test::open_runtime_from_env();
   Runtime r;
-  const std::string wanted = env("FATCL_TEST_PLATFORM");
-  if (wanted.empty()) {
-    r.missing = "FATCL_TEST_PLATFORM is not set (run through ctest)";
-    return r;
-  }
-  const std::string needs = env("FATCL_TEST_NEEDS");
-  if (!needs.empty() && !std::filesystem::exists(needs)) {
-    // The scripts in tests/runtimes leave the reason of a failed set-up beside it.
-    std::ifstream why(std::filesystem::path(needs).parent_path() / "build-failed.txt");
-    std::string reason;
-    std::getline(why, reason);
-    r.missing = "runtime not installed: " + needs + " is missing (" +
-                (reason.empty() ? "set it up with its script in tests/runtimes/" : reason) + ")";
-    return r;
-  }
-  std::vector<cl::Platform> platforms;
-  cl::Platform::get(&platforms);
-  std::string seen;
-  for (const cl::Platform& p : platforms) {
-    std::string name;
-    p.getInfo(CL_PLATFORM_NAME, &name);
-    while (!name.empty() && name.back() == '\0') name.pop_back();
-    seen += (seen.empty() ? "" : ", ") + name;
-    if (name.find(wanted) == std::string::npos) continue;
-    std::vector<cl::Device> devices;
-    p.getDevices(CL_DEVICE_TYPE_ALL, &devices);
-    if (devices.empty()) continue;
-    cl_int err = CL_SUCCESS;
-    r.device = devices.front();
-    r.context = cl::Context(r.device, nullptr, nullptr, nullptr, &err);
-    if (err == CL_SUCCESS) r.queue = cl::CommandQueue(r.context, r.device, 0, &err);
-    if (err != CL_SUCCESS) r.missing = "cannot open " + name + ": " + cl_status_name(err);
-    return r;
-  }
-  r.missing = "no OpenCL platform \"" + wanted +
-              "\" with a device (platforms seen: " + (seen.empty() ? "none" : seen) + "); " +
-              find_icds().to_string();
+  r.missing = o.missing;
+  r.device = o.device;
+  r.context = o.context;
+  r.queue = o.queue;
   return r;
 }
 
@@ -99,15 +65,7 @@ class ReleaseRuntime : public testing::Environment {
 };
 testing::Environment* const release_runtime = testing::AddGlobalTestEnvironment(new ReleaseRuntime);
 
-#define REQUIRE_RUNTIME()                           \
-  do {                                              \
-    if (!runtime().missing.empty()) {               \
-      if (!env("FATCL_REQUIRE_RUNTIMES").empty()) { \
-        FAIL() << runtime().missing;                \
-      }                                             \
-      GTEST_SKIP() << runtime().missing;            \
-    }                                               \
-  } while (0)
+#define REQUIRE_RUNTIME() FATCL_REQUIRE_RUNTIME(runtime().missing)
 
 struct Size {
   std::size_t m, n, k;

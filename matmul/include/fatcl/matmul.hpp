@@ -132,6 +132,13 @@ struct MatmulOptions {
 // each with its description: ranking, trial launch and the tuning entries
 // fatcl ships for it. Throws fatcl::Error for Auto.
 const Family& matmul_family(MatmulKernel kernel);
+// The blocked family's ranking before any measurement, for any family over
+// its parameters (the GEMM forms' too, fatcl/gemm.hpp): fma() only where the
+// device fuses it, then the parameters closest to the default point of the
+// device's class (the grid's first point that stages A or B for a GPU, its
+// first that stages nothing for a CPU), then less local memory. Throws
+// fatcl::Error if the grid lacks either kind of point.
+Ranking matmul_blocked_ranking(const Manifest& manifest);
 // The family a variant name belongs to; throws fatcl::Error if none.
 MatmulKernel matmul_kernel_of(const std::string& variant);
 

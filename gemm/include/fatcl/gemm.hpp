@@ -1,0 +1,168 @@
+// fatcl's GEMM with CLBlast's entry points: C = alpha * op(A) * op(B) +
+// beta * C on OpenCL buffers, row- or column-major, with offsets and leading
+// dimensions, one product, a batch of products at given offsets, or a batch
+// at fixed strides; in single (float), double and half (cl_half) precision.
+// A product written against clblast.h switches by including this header
+// and calling fatcl:: instead of clblast:: (the C API: fatcl/gemm.h).
+//
+// Semantics are reference BLAS's:
+// - beta = 0 ignores what C held (a NaN there included); alpha = 0 reads
+//   neither A nor B (C = beta * C); K = 0 makes C = beta * C. (CLBlast
+//   answers K = 0 with kInvalidDimension and reads A and B where alpha is
+//   0.) M = 0 or N = 0 is a product with nothing to do: kSuccess, and the
+//   event (where asked) a marker on the queue.
+// - kConjugate means kYes: the types are real.
+// The kernel runs per device, precision and shape is chosen by fatcl's
+// loader (kernels/gemm_blocked.cl, one family per precision; see
+// fatcl/loader.hpp), built on the first call that needs it and kept per
+// OpenCL context and device for the process, shared between threads.
+// Half precision is stored as half and computed in float.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "fatcl/loader.hpp"
+
+namespace fatcl {
+
+// CLBlast's status codes, with its names and values: OpenCL's own errors
+// pass through under their OpenCL values.
+enum class StatusCode {
+  kSuccess = 0,
+  kOpenCLCompilerNotAvailable = -3,
+  kTempBufferAllocFailure = -4,
+  kOpenCLOutOfResources = -5,
+  kOpenCLOutOfHostMemory = -6,
+  kOpenCLBuildProgramFailure = -11,
+  kInvalidValue = -30,
+  kInvalidCommandQueue = -36,
+  kInvalidMemObject = -38,
+  kInvalidBinary = -42,
+  kInvalidBuildOptions = -43,
+  kInvalidProgram = -44,
+  kInvalidProgramExecutable = -45,
+  kInvalidKernelName = -46,
+  kInvalidKernelDefinition = -47,
+  kInvalidKernel = -48,
+  kInvalidArgIndex = -49,
+  kInvalidArgValue = -50,
+  kInvalidArgSize = -51,
+  kInvalidKernelArgs = -52,
+  kInvalidLocalNumDimensions = -53,
+  kInvalidLocalThreadsTotal = -54,
+  kInvalidLocalThreadsDim = -55,
+  kInvalidGlobalOffset = -56,
+  kInvalidEventWaitList = -57,
+  kInvalidEvent = -58,
+  kInvalidOperation = -59,
+  kInvalidBufferSize = -61,
+  kInvalidGlobalWorkSize = -63,
+  kNotImplemented = -1024,
+  kInvalidMatrixA = -1022,
+  kInvalidMatrixB = -1021,
+  kInvalidMatrixC = -1020,
+  kInvalidVectorX = -1019,
+  kInvalidVectorY = -1018,
+  kInvalidDimension = -1017,
+  kInvalidLeadDimA = -1016,
+  kInvalidLeadDimB = -1015,
+  kInvalidLeadDimC = -1014,
+  kInvalidIncrementX = -1013,
+  kInvalidIncrementY = -1012,
+  kInsufficientMemoryA = -1011,
+  kInsufficientMemoryB = -1010,
+  kInsufficientMemoryC = -1009,
+  kInsufficientMemoryX = -1008,
+  kInsufficientMemoryY = -1007,
+  kInsufficientMemoryTemp = -2050,
+  kInvalidBatchCount = -2049,
+  kInvalidOverrideKernel = -2048,
+  kMissingOverrideParameter = -2047,
+  kInvalidLocalMemUsage = -2046,
+  kNoHalfPrecision = -2045,
+  kNoDoublePrecision = -2044,
+  kInvalidVectorScalar = -2043,
+  kInsufficientMemoryScalar = -2042,
+  kDatabaseError = -2041,
+  kUnknownError = -2040,
+  kUnexpectedError = -2039,
+};
+
+enum class Layout { kRowMajor = 101, kColMajor = 102 };
+enum class Transpose { kNo = 111, kYes = 112, kConjugate = 113 };
+
+// Half precision as OpenCL's host API holds it (as CLBlast's half), and
+// its conversions (CLBlast's clblast_half.h names): IEEE 754 binary16,
+// rounding to nearest even.
+using half = cl_half;
+float HalfToFloat(half value);
+half FloatToHalf(float value);
+
+// C = alpha * op(A) * op(B) + beta * C. op(A) is m x k, op(B) k x n, C
+// m x n, each stored in `layout` from its offset (in elements) with its
+// leading dimension. `queue` (not null) is the queue to enqueue on; its
+// context and device choose the kernel. `event` (may be null) gets the
+// event of the last launch. `temp_buffer` is accepted for CLBlast's
+// signature and not needed (fatcl's kernels read the operands in place).
+// Returns kSuccess, the status of the first bad argument (checked in
+// CLBlast's order: dimensions, leading dimensions, then each buffer's size
+// against its offset and matrix), kNoDoublePrecision / kNoHalfPrecision on
+// a device without the precision (nothing built), or the OpenCL error of the
+// call that failed. GemmMessage() says why, in words.
+template <typename T>
+StatusCode Gemm(const Layout layout, const Transpose a_transpose, const Transpose b_transpose,
+                const size_t m, const size_t n, const size_t k, const T alpha,
+                const cl_mem a_buffer, const size_t a_offset, const size_t a_ld,
+                const cl_mem b_buffer, const size_t b_offset, const size_t b_ld, const T beta,
+                cl_mem c_buffer, const size_t c_offset, const size_t c_ld,
+                cl_command_queue* queue, cl_event* event = nullptr,
+                cl_mem temp_buffer = nullptr);
+
+// batch_count products, product i with alphas[i], betas[i] and its
+// matrices at a_offsets[i], b_offsets[i], c_offsets[i]: one launch over the
+// batch. kInvalidBatchCount where batch_count is 0.
+template <typename T>
+StatusCode GemmBatched(const Layout layout, const Transpose a_transpose,
+                       const Transpose b_transpose, const size_t m, const size_t n,
+                       const size_t k, const T* alphas, const cl_mem a_buffer,
+                       const size_t* a_offsets, const size_t a_ld, const cl_mem b_buffer,
+                       const size_t* b_offsets, const size_t b_ld, const T* betas,
+                       cl_mem c_buffer, const size_t* c_offsets, const size_t c_ld,
+                       const size_t batch_count, cl_command_queue* queue,
+                       cl_event* event = nullptr);
+
+// batch_count products, product i at a_offset + i * a_stride (B and C
+// alike), all with alpha and beta: one launch over the batch.
+template <typename T>
+StatusCode GemmStridedBatched(const Layout layout, const Transpose a_transpose,
+                              const Transpose b_transpose, const size_t m, const size_t n,
+                              const size_t k, const T alpha, const cl_mem a_buffer,
+                              const size_t a_offset, const size_t a_ld, const size_t a_stride,
+                              const cl_mem b_buffer, const size_t b_offset, const size_t b_ld,
+                              const size_t b_stride, const T beta, cl_mem c_buffer,
+                              const size_t c_offset, const size_t c_ld, const size_t c_stride,
+                              const size_t batch_count, cl_command_queue* queue,
+                              cl_event* event = nullptr);
+
+// fatcl's own, beyond CLBlast's API: the family of kernels the entry
+// points choose from for `bits`-bit elements (16, 32, 64: hgemm_blocked,
+// sgemm_blocked, dgemm_blocked), with its variants and ranking. Throws
+// fatcl::Error for other bits. FATCL_GEMM_VARIANT (a variant's name) and
+// FATCL_GEMM_TIER (spirv, ptx, source) force the choice, for tests and
+// experiments, as CLBlast's parameter overrides do.
+const Family& gemm_family(int bits);
+
+// Releases the kernels the entry points keep (CLBlast's ClearCache); the
+// next call builds again. kSuccess.
+StatusCode ClearCache();
+
+// The status's name, e.g. "kInvalidLeadDimA" ("" for a value CLBlast does
+// not name).
+const char* to_string(StatusCode status);
+// Why the last entry-point call on this thread returned what it did, in
+// words: the argument and the bound it broke, the device that lacks a
+// precision, the OpenCL call that failed. "" after kSuccess.
+std::string GemmMessage();
+
+}  // namespace fatcl

@@ -1,0 +1,265 @@
+// The GEMM families described (one per precision, over the blocked
+// family's parameters and PRECISION), their launch, and their trial
+// launch.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fatcl/matmul.hpp"
+#include "hgemm_blocked.hpp"
+#include "dgemm_blocked.hpp"
+#include "launch.hpp"
+#include "sgemm_blocked.hpp"
+
+namespace fatcl::detail {
+namespace {
+
+// One kernel argument, named for the error a failed set reports.
+struct Arg {
+  std::size_t size;
+  const void* value;
+  const char* name;
+};
+
+std::size_t element_bytes(int bits) { return static_cast<std::size_t>(bits) / 8; }
+
+// A buffer released at scope exit.
+struct Mem {
+  cl_mem m = nullptr;
+  ~Mem() {
+    if (m) clReleaseMemObject(m);
+  }
+};
+
+// The trial: an M x N x K product of small integers (two tiles and a
+// ragged edge in every direction, so every path of the kernel runs: whole
+// and moved tiles, guarded slices), C poisoned with NaN, compared exactly
+// (every sum is an integer that each precision holds).
+std::string trial(const cl::Context& context, const cl::Device& device, const cl::Kernel& kernel,
+                  const Variant& v, int bits) {
+  const std::size_t m = 2 * std::size_t(v.param("MWG")) + 3;
+  const std::size_t n = 2 * std::size_t(v.param("NWG")) + 5;
+  const std::size_t k = 2 * std::size_t(v.param("KWG")) + 1;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> small(-2, 2);
+  std::vector<double> a(m * k), b(k * n), want(m * n, 0.0);
+  for (double& x : a) x = small(rng);
+  for (double& x : b) x = small(rng);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t p = 0; p < k; ++p) {
+      for (std::size_t j = 0; j < n; ++j) want[i * n + j] += a[i * k + p] * b[p * n + j];
+    }
+  }
+  const std::size_t bytes = element_bytes(bits);
+  auto pack = [&](const std::vector<double>& x) {
+    std::vector<unsigned char> out(x.size() * bytes);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (bits == 64) {
+        std::memcpy(&out[i * 8], &x[i], 8);
+      } else if (bits == 32) {
+        const float f = static_cast<float>(x[i]);
+        std::memcpy(&out[i * 4], &f, 4);
+      } else {
+        const cl_half h = x[i] != x[i] ? cl_half(0x7e00) : float_to_half(static_cast<float>(x[i]));
+        std::memcpy(&out[i * 2], &h, 2);
+      }
+    }
+    return out;
+  };
+  std::vector<unsigned char> ha = pack(a), hb = pack(b),
+                             hc = pack(std::vector<double>(m * n, std::nan("")));
+  cl_int err = CL_SUCCESS;
+  Mem da, db, dc, dummy;
+  da.m = clCreateBuffer(context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, ha.size(), ha.data(), &err);
+  if (err != CL_SUCCESS) return "clCreateBuffer(A) failed: " + std::to_string(err);
+  db.m = clCreateBuffer(context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, hb.size(), hb.data(), &err);
+  if (err != CL_SUCCESS) return "clCreateBuffer(B) failed: " + std::to_string(err);
+  dc.m = clCreateBuffer(context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, hc.size(), hc.data(), &err);
+  if (err != CL_SUCCESS) return "clCreateBuffer(C) failed: " + std::to_string(err);
+  dummy.m = clCreateBuffer(context(), CL_MEM_READ_ONLY, 16, nullptr, &err);
+  if (err != CL_SUCCESS) return "clCreateBuffer(batch arguments) failed: " + std::to_string(err);
+  cl_command_queue queue = clCreateCommandQueue(context(), device(), 0, &err);
+  if (err != CL_SUCCESS) return "clCreateCommandQueue failed: " + std::to_string(err);
+  std::string failure;
+  try {
+    GemmLaunch l;
+    l.m = m, l.n = n, l.k = k;
+    l.a = da.m, l.b = db.m, l.c = dc.m;
+    l.a_ld = k, l.b_ld = n, l.c_ld = n;
+    l.batch_offsets = dummy.m, l.batch_scalars = dummy.m;
+    cl_event done = launch_gemm(queue, kernel(), v, bits, l, {});
+    err = clWaitForEvents(1, &done);
+    clReleaseEvent(done);
+    if (err != CL_SUCCESS) failure = "the launch did not complete: " + std::to_string(err);
+    if (failure.empty()) {
+      err = clEnqueueReadBuffer(queue, dc.m, CL_TRUE, 0, hc.size(), hc.data(), 0, nullptr, nullptr);
+      if (err != CL_SUCCESS) failure = "clEnqueueReadBuffer(C) failed: " + std::to_string(err);
+    }
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  clReleaseCommandQueue(queue);
+  if (!failure.empty()) return failure;
+  for (std::size_t i = 0; i < m * n; ++i) {
+    double got = 0;
+    if (bits == 64) {
+      std::memcpy(&got, &hc[i * 8], 8);
+    } else if (bits == 32) {
+      float f;
+      std::memcpy(&f, &hc[i * 4], 4);
+      got = f;
+    } else {
+      cl_half h;
+      std::memcpy(&h, &hc[i * 2], 2);
+      got = half_to_float(h);
+    }
+    if (!(got == want[i])) {
+      return "wrong result: C[" + std::to_string(i / n) + "][" + std::to_string(i % n) + "] = " +
+             std::to_string(got) + ", expected " + std::to_string(want[i]) + " (" +
+             std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + ")";
+    }
+  }
+  return "";
+}
+
+Family make_family(const EmbeddedFamily& embedded, int bits) {
+  const Manifest manifest = Manifest::parse(embedded.manifest_json);
+  FamilyDescription d;
+  d.ranking = matmul_blocked_ranking(manifest);
+  d.trial = [bits](const cl::Context& context, const cl::Device& device, const cl::Kernel& k,
+                   const Variant& v) { return trial(context, device, k, v, bits); };
+  return Family(embedded, std::move(d));
+}
+
+}  // namespace
+}  // namespace fatcl::detail
+
+namespace fatcl {
+
+const Family& gemm_family(int bits) {
+  static const Family s = detail::make_family(kernels::sgemm_blocked(), 32);
+  static const Family d = detail::make_family(kernels::dgemm_blocked(), 64);
+  static const Family h = detail::make_family(kernels::hgemm_blocked(), 16);
+  switch (bits) {
+    case 32:
+      return s;
+    case 64:
+      return d;
+    case 16:
+      return h;
+    default:
+      throw Error("gemm_family: no family for " + std::to_string(bits) +
+                  "-bit elements (16, 32 or 64)");
+  }
+}
+
+}  // namespace fatcl
+
+namespace fatcl::detail {
+
+cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v, int bits,
+                     const GemmLaunch& l, const std::vector<cl_event>& wait) {
+  const cl_int M = static_cast<cl_int>(l.m), N = static_cast<cl_int>(l.n),
+               K = static_cast<cl_int>(l.k), K0 = static_cast<cl_int>(l.k_begin),
+               ACC = l.accumulate ? 1 : 0, LDA = static_cast<cl_int>(l.a_ld),
+               LDB = static_cast<cl_int>(l.b_ld), LDC = static_cast<cl_int>(l.c_ld),
+               TA = l.a_trans ? 1 : 0, TB = l.b_trans ? 1 : 0, PB = l.per_batch ? 1 : 0;
+  const cl_long AO = static_cast<cl_long>(l.a_offset), BO = static_cast<cl_long>(l.b_offset),
+                CO = static_cast<cl_long>(l.c_offset), AS = static_cast<cl_long>(l.a_stride),
+                BS = static_cast<cl_long>(l.b_stride), CS = static_cast<cl_long>(l.c_stride);
+  const double alpha64 = l.alpha, beta64 = l.beta;
+  const float alpha32 = static_cast<float>(l.alpha), beta32 = static_cast<float>(l.beta);
+  const bool wide = bits == 64;
+  const std::size_t real = wide ? sizeof(double) : sizeof(float);
+  const void* alpha = wide ? static_cast<const void*>(&alpha64) : &alpha32;
+  const void* beta = wide ? static_cast<const void*>(&beta64) : &beta32;
+  const std::vector<Arg> args{{sizeof M, &M, "M"},
+                              {sizeof N, &N, "N"},
+                              {sizeof K, &K, "K"},
+                              {sizeof K0, &K0, "k_begin"},
+                              {sizeof ACC, &ACC, "accumulate"},
+                              {real, alpha, "alpha"},
+                              {real, beta, "beta"},
+                              {sizeof(cl_mem), &l.a, "A"},
+                              {sizeof AO, &AO, "a_offset"},
+                              {sizeof LDA, &LDA, "lda"},
+                              {sizeof TA, &TA, "a_trans"},
+                              {sizeof AS, &AS, "a_stride"},
+                              {sizeof(cl_mem), &l.b, "B"},
+                              {sizeof BO, &BO, "b_offset"},
+                              {sizeof LDB, &LDB, "ldb"},
+                              {sizeof TB, &TB, "b_trans"},
+                              {sizeof BS, &BS, "b_stride"},
+                              {sizeof(cl_mem), &l.c, "C"},
+                              {sizeof CO, &CO, "c_offset"},
+                              {sizeof LDC, &LDC, "ldc"},
+                              {sizeof CS, &CS, "c_stride"},
+                              {sizeof(cl_mem), &l.batch_offsets, "batch_offsets"},
+                              {sizeof(cl_mem), &l.batch_scalars, "batch_scalars"},
+                              {sizeof PB, &PB, "per_batch"}};
+  for (cl_uint i = 0; i < args.size(); ++i) {
+    check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
+             std::string("clSetKernelArg(gemm_blocked, ") + args[i].name + ")");
+  }
+  // One NDIMC x MDIMC work-group per NWG x MWG tile of C, per product.
+  const std::size_t mwg = std::size_t(v.param("MWG")), nwg = std::size_t(v.param("NWG"));
+  const std::size_t mdimc = std::size_t(v.param("MDIMC")), ndimc = std::size_t(v.param("NDIMC"));
+  const std::size_t global[3] = {(l.n + nwg - 1) / nwg * ndimc, (l.m + mwg - 1) / mwg * mdimc,
+                                 l.batch};
+  const std::size_t local[3] = {ndimc, mdimc, 1};
+  cl_event done = nullptr;
+  check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, local,
+                                  static_cast<cl_uint>(wait.size()),
+                                  wait.empty() ? nullptr : wait.data(), &done),
+           "clEnqueueNDRangeKernel(gemm_blocked, " + std::to_string(ndimc) + "x" +
+               std::to_string(mdimc) + " work-groups, " + std::to_string(l.batch) +
+               (l.batch == 1 ? " product)" : " products)"));
+  return done;
+}
+
+float half_to_float(cl_half h) {
+  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
+  const std::uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu;
+  std::uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);  // inf, NaN
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  } else if (mant == 0) {
+    bits = sign;
+  } else {  // subnormal: mant * 2^-24
+    const float f = std::ldexp(static_cast<float>(mant), -24);
+    std::memcpy(&bits, &f, 4);
+    bits |= sign;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+cl_half float_to_half(float f) {
+  std::uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+  const std::uint32_t abs = x & 0x7fffffffu;
+  if (abs >= 0x7f800000u) {  // inf or NaN (kept quiet)
+    return static_cast<cl_half>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  }
+  if (abs >= 0x477ff000u) return static_cast<cl_half>(sign | 0x7c00u);  // rounds past 65504
+  if (abs < 0x38800000u) {  // below the smallest normal half: a subnormal or 0
+    const float scaled = std::fabs(f) * 16777216.0f;  // in units of 2^-24, exact
+    const float r = std::nearbyint(scaled);           // to nearest even
+    return static_cast<cl_half>(sign | static_cast<std::uint16_t>(r));
+  }
+  // Normal: drop 13 bits of mantissa, rounding to nearest even.
+  const std::uint32_t rebased = abs - (112u << 23);
+  const std::uint32_t keep = rebased >> 13, rest = rebased & 0x1fffu;
+  std::uint32_t h = keep;
+  if (rest > 0x1000u || (rest == 0x1000u && (keep & 1u))) ++h;
+  return static_cast<cl_half>(sign | h);
+}
+
+}  // namespace fatcl::detail

@@ -1,0 +1,672 @@
+// The GEMM entry points: argument checks in CLBlast's order, the
+// column-major call turned into its row-major twin, the kernel chosen and
+// kept per context, device, precision and form, and the launches.
+#include "fatcl/gemm.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "fatcl/matmul.hpp"
+#include "launch.hpp"
+
+namespace fatcl {
+namespace {
+
+thread_local std::string g_message;
+
+// A status and why, in words (GemmMessage()).
+struct Failure {
+  StatusCode status;
+  std::string why;
+};
+
+// One call of any entry point, its scalars in the kernel's type (half as
+// float) and its batch as offsets per product or as strides.
+struct Request {
+  int bits = 32;
+  Layout layout = Layout::kRowMajor;
+  Transpose a_transpose = Transpose::kNo, b_transpose = Transpose::kNo;
+  std::size_t m = 0, n = 0, k = 0;
+  cl_mem a = nullptr, b = nullptr, c = nullptr;
+  std::size_t a_ld = 0, b_ld = 0, c_ld = 0;
+  std::size_t batch = 1;
+  bool batched = false;  // GemmBatched: offsets and scalars per product
+  std::vector<std::size_t> a_offsets, b_offsets, c_offsets;  // batched
+  std::vector<double> alphas, betas;                          // batched
+  std::size_t a_offset = 0, b_offset = 0, c_offset = 0;       // otherwise
+  std::size_t a_stride = 0, b_stride = 0, c_stride = 0;
+  double alpha = 1, beta = 0;
+  cl_command_queue* queue = nullptr;
+  cl_event* event = nullptr;
+};
+
+const char* precision_name(int bits) {
+  return bits == 64 ? "double" : bits == 16 ? "half" : "single";
+}
+
+bool transposed(Transpose t) { return t != Transpose::kNo; }
+
+// What the process keeps: per device, the precisions it has and how much of
+// K one launch may take; per context, device, precision, form and size
+// class, the program chosen (its kernel objects are made per call, so that
+// threads never share one); per context, a small buffer for the kernel's
+// unused batch arguments.
+struct DeviceFacts {
+  DeviceCaps caps;
+  bool fp64 = false, fp16 = false;
+  std::size_t k_per_launch = 0;
+};
+struct Chosen {
+  cl::Program program;
+  Variant variant;
+};
+using ChoiceKey = std::tuple<cl_context, cl_device_id, int, std::string, int, int, int>;
+struct Kept {
+  std::mutex mutex;
+  std::map<cl_device_id, DeviceFacts> devices;
+  std::map<ChoiceKey, Chosen> choices;
+  std::map<cl_context, cl::Buffer> placeholders;
+};
+Kept& kept() {
+  static Kept* k = new Kept;  // never destroyed: calls may come from other static destructors
+  return *k;
+}
+
+int size_class(std::size_t x) { return x == 0 ? -1 : int(std::lround(std::log2(double(x)))); }
+
+DeviceFacts facts_of(cl_device_id id) {
+  const cl::Device device(id, true);
+  DeviceFacts f;
+  f.caps = DeviceCaps::query(device);
+  const std::string extensions = device.getInfo<CL_DEVICE_EXTENSIONS>();
+  cl_device_fp_config dp = 0;
+  if (clGetDeviceInfo(id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dp, &dp, nullptr) != CL_SUCCESS) dp = 0;
+  f.fp64 = dp != 0 || extensions.find("cl_khr_fp64") != std::string::npos;
+  f.fp16 = extensions.find("cl_khr_fp16") != std::string::npos;
+  f.k_per_launch = matmul_k_per_launch(f.caps);
+  return f;
+}
+
+// The size an operand needs, in elements: offset + ld * (two - 1) + one,
+// where `one` is the stored matrix's extent along its leading dimension
+// and `two` the other; none on overflow. An empty matrix needs nothing.
+std::optional<std::size_t> needed(std::size_t offset, std::size_t ld, std::size_t one,
+                                  std::size_t two) {
+  if (one == 0 || two == 0) return 0;
+  if (two - 1 > (SIZE_MAX - one - offset) / std::max<std::size_t>(ld, 1)) return std::nullopt;
+  if (one > SIZE_MAX - offset) return std::nullopt;
+  return offset + ld * (two - 1) + one;
+}
+
+// An operand as stored: its rows and columns and, in the call's layout, the
+// extent along its leading dimension (`one`) and across it (`two`).
+struct Stored {
+  char name;
+  std::size_t rows, cols, one, two;
+};
+Stored stored(char name, Layout layout, bool trans, std::size_t rows, std::size_t cols) {
+  Stored s{name, trans ? cols : rows, trans ? rows : cols, 0, 0};
+  s.one = layout == Layout::kRowMajor ? s.cols : s.rows;
+  s.two = layout == Layout::kRowMajor ? s.rows : s.cols;
+  return s;
+}
+
+std::string shape(const Stored& s) {
+  return std::to_string(s.rows) + "x" + std::to_string(s.cols);
+}
+
+std::optional<Failure> check_ld(const Stored& s, std::size_t ld, Layout layout, StatusCode bad) {
+  const std::size_t least = std::max<std::size_t>(1, s.one);
+  const char* dim = layout == Layout::kRowMajor ? "columns" : "rows";
+  if (ld < least) {
+    return Failure{bad, std::string(1, s.name) + "'s leading dimension " + std::to_string(ld) +
+                            " is below its " + std::to_string(least) + " " + dim + " (" +
+                            shape(s) + " as stored, " +
+                            (layout == Layout::kRowMajor ? "row" : "column") + "-major)"};
+  }
+  if (ld > std::size_t(INT_MAX)) {
+    return Failure{bad, std::string(1, s.name) + "'s leading dimension " + std::to_string(ld) +
+                            " is above " + std::to_string(INT_MAX) +
+                            ", the largest fatcl's kernels index"};
+  }
+  return std::nullopt;
+}
+
+// The buffer holds the operand at each of its offsets.
+std::optional<Failure> check_buffer(const Stored& s, cl_mem buffer, std::size_t ld,
+                                    const std::vector<std::size_t>& offsets,
+                                    std::size_t element, StatusCode invalid,
+                                    StatusCode too_small) {
+  const std::string name(1, s.name);
+  std::size_t size = 0;
+  if (!buffer) return Failure{invalid, name + "'s buffer is null"};
+  if (const cl_int err = clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, nullptr);
+      err != CL_SUCCESS) {
+    return Failure{invalid, name + "'s buffer is not a valid OpenCL buffer (clGetMemObjectInfo: " +
+                                std::to_string(err) + ")"};
+  }
+  for (std::size_t i = 0; i < offsets.size(); ++i) {
+    const std::optional<std::size_t> want = needed(offsets[i], ld, s.one, s.two);
+    if (!want || *want > size / element) {
+      return Failure{too_small,
+                     name + "'s buffer holds " + std::to_string(size) + " bytes; the " +
+                         shape(s) + " matrix at offset " + std::to_string(offsets[i]) +
+                         (offsets.size() > 1 ? " (product " + std::to_string(i) + ")" : "") +
+                         " with leading dimension " + std::to_string(ld) + " needs " +
+                         (want ? std::to_string(*want * element) : std::string("more than")) +
+                         (want ? "" : " the address space")};
+    }
+  }
+  return std::nullopt;
+}
+
+// The offsets of an operand's products: given, or offset + i * stride for
+// the first and last (the buffer check needs no more: they bound the rest).
+std::vector<std::size_t> offsets_of(const Request& r, const std::vector<std::size_t>& given,
+                                    std::size_t offset, std::size_t stride,
+                                    std::optional<Failure>* overflow, char name) {
+  if (r.batched) return given;
+  std::vector<std::size_t> out{offset};
+  if (r.batch > 1) {
+    if (stride != 0 && r.batch - 1 > (SIZE_MAX - offset) / stride) {
+      *overflow = Failure{name == 'A'   ? StatusCode::kInsufficientMemoryA
+                          : name == 'B' ? StatusCode::kInsufficientMemoryB
+                                        : StatusCode::kInsufficientMemoryC,
+                          std::string(1, name) + "'s last product lies past the address space"};
+      return out;
+    }
+    out.push_back(offset + (r.batch - 1) * stride);
+  }
+  return out;
+}
+
+std::optional<Failure> check(const Request& r, const DeviceFacts& facts) {
+  if (r.bits == 64 && !facts.fp64) {
+    return Failure{StatusCode::kNoDoublePrecision,
+                   facts.caps.device_name + " reports no double precision (no cl_khr_fp64, "
+                                            "CL_DEVICE_DOUBLE_FP_CONFIG 0)"};
+  }
+  if (r.bits == 16 && !facts.fp16) {
+    return Failure{StatusCode::kNoHalfPrecision,
+                   facts.caps.device_name + " reports no half precision (no cl_khr_fp16)"};
+  }
+  if (r.batch == 0) return Failure{StatusCode::kInvalidBatchCount, "the batch count is 0"};
+  for (const auto& [value, what] : {std::pair{r.m, "m"}, {r.n, "n"}, {r.k, "k"}}) {
+    if (value > std::size_t(INT_MAX)) {
+      return Failure{StatusCode::kInvalidDimension,
+                     std::string(what) + " = " + std::to_string(value) + " is above " +
+                         std::to_string(INT_MAX) + ", the largest fatcl's kernels index"};
+    }
+  }
+  const Stored a = stored('A', r.layout, transposed(r.a_transpose), r.m, r.k);
+  const Stored b = stored('B', r.layout, transposed(r.b_transpose), r.k, r.n);
+  const Stored c = stored('C', r.layout, false, r.m, r.n);
+  if (auto f = check_ld(a, r.a_ld, r.layout, StatusCode::kInvalidLeadDimA)) return f;
+  if (auto f = check_ld(b, r.b_ld, r.layout, StatusCode::kInvalidLeadDimB)) return f;
+  if (auto f = check_ld(c, r.c_ld, r.layout, StatusCode::kInvalidLeadDimC)) return f;
+  if (r.m == 0 || r.n == 0) return std::nullopt;
+  // A and B only where they are read: some alpha is not 0 and K is not.
+  bool reads = r.k > 0;
+  if (reads) {
+    reads = r.batched ? std::any_of(r.alphas.begin(), r.alphas.end(), [](double x) { return x != 0; })
+                      : r.alpha != 0;
+  }
+  const std::size_t element = std::size_t(r.bits) / 8;
+  std::optional<Failure> overflow;
+  if (reads) {
+    const auto ao = offsets_of(r, r.a_offsets, r.a_offset, r.a_stride, &overflow, 'A');
+    if (overflow) return overflow;
+    if (auto f = check_buffer(a, r.a, r.a_ld, ao, element, StatusCode::kInvalidMatrixA,
+                              StatusCode::kInsufficientMemoryA)) {
+      return f;
+    }
+    const auto bo = offsets_of(r, r.b_offsets, r.b_offset, r.b_stride, &overflow, 'B');
+    if (overflow) return overflow;
+    if (auto f = check_buffer(b, r.b, r.b_ld, bo, element, StatusCode::kInvalidMatrixB,
+                              StatusCode::kInsufficientMemoryB)) {
+      return f;
+    }
+  }
+  const auto co = offsets_of(r, r.c_offsets, r.c_offset, r.c_stride, &overflow, 'C');
+  if (overflow) return overflow;
+  return check_buffer(c, r.c, r.c_ld, co, element, StatusCode::kInvalidMatrixC,
+                      StatusCode::kInsufficientMemoryC);
+}
+
+// The program for this product: chosen by the loader for the device,
+// precision, form and shape (its tuning entries, else its ranking), built
+// on first use and kept.
+Chosen choose(cl_context context, cl_device_id device, int bits, bool a_trans, bool b_trans,
+              std::size_t m, std::size_t n, std::size_t k) {
+  const std::string form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
+  const ChoiceKey key{context, device, bits, form, size_class(m), size_class(n), size_class(k)};
+  Kept& all = kept();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  if (auto it = all.choices.find(key); it != all.choices.end()) return it->second;
+  LoadOptions options;
+  options.problem = {m, n, k};
+  options.form = form;
+  // Tests and experiments: one variant (of this precision's family) and
+  // one tier, as FATCL_GEMM_VARIANT and FATCL_GEMM_TIER say.
+  const Family& family = gemm_family(bits);
+  if (const char* v = std::getenv("FATCL_GEMM_VARIANT"); v && *v) {
+    bool known = false;
+    for (int b : {16, 32, 64}) {
+      for (const Variant& candidate : gemm_family(b).manifest().variants) {
+        if (candidate.name != v) continue;
+        known = true;
+        if (b == bits) options.variant = v;
+      }
+    }
+    if (!known) {
+      throw Error(std::string("FATCL_GEMM_VARIANT=") + v +
+                  ": no variant of hgemm_blocked, sgemm_blocked or dgemm_blocked has that name");
+    }
+  }
+  if (const char* t = std::getenv("FATCL_GEMM_TIER"); t && *t) {
+    options.tier = parse_tier(t);
+  }
+  const LoadedKernel loaded =
+      load(cl::Context(context, true), cl::Device(device, true), family, options);
+  Chosen chosen{loaded.program, loaded.variant};
+  all.choices.emplace(key, chosen);
+  return chosen;
+}
+
+cl_mem placeholder(cl_context context) {
+  Kept& all = kept();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  auto it = all.placeholders.find(context);
+  if (it == all.placeholders.end()) {
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(context, CL_MEM_READ_ONLY, 16, nullptr, &err);
+    check_cl(err, "clCreateBuffer(the batch arguments' placeholder)");
+    it = all.placeholders.emplace(context, cl::Buffer(m, false)).first;
+  }
+  return it->second();
+}
+
+// A buffer of `bytes` from host memory, released at scope exit (the
+// launches that use it keep it until they are done).
+struct HostCopy {
+  cl_mem m = nullptr;
+  HostCopy(cl_context context, const void* data, std::size_t bytes, const char* what) {
+    cl_int err = CL_SUCCESS;
+    m = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+                       const_cast<void*>(data), &err);
+    check_cl(err, std::string("clCreateBuffer(") + what + ")");
+  }
+  ~HostCopy() {
+    if (m) clReleaseMemObject(m);
+  }
+  HostCopy(const HostCopy&) = delete;
+  HostCopy& operator=(const HostCopy&) = delete;
+};
+
+StatusCode finish(cl_command_queue queue, cl_event* event) {
+  if (event) {
+    check_cl(clEnqueueMarkerWithWaitList(queue, 0, nullptr, event),
+             "clEnqueueMarkerWithWaitList");
+  }
+  return StatusCode::kSuccess;
+}
+
+StatusCode run(Request r) {
+  if (!r.queue || !*r.queue) {
+    g_message = "the command queue is null";
+    return StatusCode::kInvalidCommandQueue;
+  }
+  cl_command_queue queue = *r.queue;
+  cl_context context = nullptr;
+  cl_device_id device = nullptr;
+  if (clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr) !=
+          CL_SUCCESS ||
+      clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) !=
+          CL_SUCCESS) {
+    g_message = "the command queue is not a valid OpenCL command queue";
+    return StatusCode::kInvalidCommandQueue;
+  }
+  DeviceFacts facts;
+  {
+    Kept& all = kept();
+    std::unique_lock<std::mutex> lock(all.mutex);
+    auto it = all.devices.find(device);
+    if (it == all.devices.end()) {
+      lock.unlock();
+      DeviceFacts f = facts_of(device);
+      lock.lock();
+      it = all.devices.emplace(device, std::move(f)).first;
+    }
+    facts = it->second;
+  }
+  if (auto f = check(r, facts)) {
+    g_message = f->why;
+    return f->status;
+  }
+  // Reference BLAS's quick return: nothing to compute, nothing to scale.
+  const bool all_alpha_zero =
+      r.batched ? std::all_of(r.alphas.begin(), r.alphas.end(), [](double x) { return x == 0; })
+                : r.alpha == 0;
+  const bool all_beta_one =
+      r.batched ? std::all_of(r.betas.begin(), r.betas.end(), [](double x) { return x == 1; })
+                : r.beta == 1;
+  if (r.m == 0 || r.n == 0 || ((r.k == 0 || all_alpha_zero) && all_beta_one)) {
+    return finish(queue, r.event);
+  }
+  // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T: the
+  // same memory, the operands swapped, M and N swapped.
+  bool a_trans = transposed(r.a_transpose), b_trans = transposed(r.b_transpose);
+  if (r.layout == Layout::kColMajor) {
+    std::swap(r.m, r.n);
+    std::swap(r.a, r.b);
+    std::swap(r.a_ld, r.b_ld);
+    std::swap(r.a_offsets, r.b_offsets);
+    std::swap(r.a_offset, r.b_offset);
+    std::swap(r.a_stride, r.b_stride);
+    std::swap(a_trans, b_trans);
+  }
+  const std::size_t k_used = all_alpha_zero ? 0 : r.k;
+  const Chosen chosen = choose(context, device, r.bits, a_trans, b_trans, r.m, r.n, k_used);
+  cl_int err = CL_SUCCESS;
+  cl_kernel kernel = clCreateKernel(chosen.program(), "gemm_blocked", &err);
+  check_cl(err, "clCreateKernel(gemm_blocked)");
+  const cl::Kernel kernel_owner(kernel, false);
+
+  detail::GemmLaunch l;
+  l.m = r.m, l.n = r.n;
+  l.a = r.a, l.b = r.b, l.c = r.c;
+  l.a_ld = r.a_ld, l.b_ld = r.b_ld, l.c_ld = r.c_ld;
+  l.a_trans = a_trans, l.b_trans = b_trans;
+  l.batch = r.batch;
+  l.alpha = r.alpha, l.beta = r.beta;
+  l.a_offset = r.a_offset, l.b_offset = r.b_offset, l.c_offset = r.c_offset;
+  l.a_stride = r.a_stride, l.b_stride = r.b_stride, l.c_stride = r.c_stride;
+  std::optional<HostCopy> offsets, scalars;
+  if (r.batched) {
+    std::vector<cl_long> o(3 * r.batch);
+    for (std::size_t i = 0; i < r.batch; ++i) {
+      o[3 * i] = cl_long(r.a_offsets[i]);
+      o[3 * i + 1] = cl_long(r.b_offsets[i]);
+      o[3 * i + 2] = cl_long(r.c_offsets[i]);
+    }
+    offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");
+    if (r.bits == 64) {
+      std::vector<double> s(2 * r.batch);
+      for (std::size_t i = 0; i < r.batch; ++i) s[2 * i] = r.alphas[i], s[2 * i + 1] = r.betas[i];
+      scalars.emplace(context, s.data(), s.size() * sizeof(double), "the batch's alphas and betas");
+    } else {
+      std::vector<float> s(2 * r.batch);
+      for (std::size_t i = 0; i < r.batch; ++i) {
+        s[2 * i] = float(r.alphas[i]), s[2 * i + 1] = float(r.betas[i]);
+      }
+      scalars.emplace(context, s.data(), s.size() * sizeof(float), "the batch's alphas and betas");
+    }
+    l.per_batch = true;
+    l.batch_offsets = offsets->m;
+    l.batch_scalars = scalars->m;
+  } else {
+    l.batch_offsets = l.batch_scalars = placeholder(context);
+  }
+  // K in parts of at most k_per_launch (a driver's loop limit), each after
+  // the first adding to C.
+  std::vector<cl_event> last;
+  std::size_t k0 = 0;
+  do {
+    l.k_begin = k0;
+    l.k = std::min(facts.k_per_launch, k_used - k0);
+    l.accumulate = k0 > 0;
+    cl_event done = detail::launch_gemm(queue, kernel, chosen.variant, r.bits, l, last);
+    for (cl_event e : last) clReleaseEvent(e);
+    last = {done};
+    k0 += l.k;
+  } while (k0 < k_used);
+  if (r.event) {
+    *r.event = last.front();
+  } else {
+    clReleaseEvent(last.front());
+  }
+  return StatusCode::kSuccess;
+}
+
+// run() with every exception turned into a status and a message.
+StatusCode guarded(Request r) {
+  g_message.clear();
+  try {
+    return run(std::move(r));
+  } catch (const Error& e) {
+    g_message = e.what();
+    if (e.cl_code() != 0) return static_cast<StatusCode>(e.cl_code());
+    return std::string_view(e.what()).rfind("no variant of ", 0) == 0
+               ? StatusCode::kOpenCLBuildProgramFailure
+               : StatusCode::kUnknownError;
+  } catch (const std::bad_alloc&) {
+    g_message = "out of host memory";
+    return StatusCode::kOpenCLOutOfHostMemory;
+  } catch (const std::exception& e) {
+    g_message = e.what();
+    return StatusCode::kUnexpectedError;
+  }
+}
+
+template <typename T>
+struct Precision;
+template <>
+struct Precision<float> {
+  static constexpr int bits = 32;
+  static double value(float x) { return x; }
+};
+template <>
+struct Precision<double> {
+  static constexpr int bits = 64;
+  static double value(double x) { return x; }
+};
+template <>
+struct Precision<half> {
+  static constexpr int bits = 16;
+  static double value(half x) { return detail::half_to_float(x); }
+};
+
+template <typename T>
+Request request(Layout layout, Transpose a_transpose, Transpose b_transpose, std::size_t m,
+                std::size_t n, std::size_t k, cl_mem a, std::size_t a_ld, cl_mem b,
+                std::size_t b_ld, cl_mem c, std::size_t c_ld, cl_command_queue* queue,
+                cl_event* event) {
+  Request r;
+  r.bits = Precision<T>::bits;
+  r.layout = layout;
+  r.a_transpose = a_transpose;
+  r.b_transpose = b_transpose;
+  r.m = m, r.n = n, r.k = k;
+  r.a = a, r.b = b, r.c = c;
+  r.a_ld = a_ld, r.b_ld = b_ld, r.c_ld = c_ld;
+  r.queue = queue;
+  r.event = event;
+  return r;
+}
+
+}  // namespace
+
+template <typename T>
+StatusCode Gemm(const Layout layout, const Transpose a_transpose, const Transpose b_transpose,
+                const size_t m, const size_t n, const size_t k, const T alpha,
+                const cl_mem a_buffer, const size_t a_offset, const size_t a_ld,
+                const cl_mem b_buffer, const size_t b_offset, const size_t b_ld, const T beta,
+                cl_mem c_buffer, const size_t c_offset, const size_t c_ld,
+                cl_command_queue* queue, cl_event* event, cl_mem /*temp_buffer*/) {
+  Request r = request<T>(layout, a_transpose, b_transpose, m, n, k, a_buffer, a_ld, b_buffer, b_ld,
+                         c_buffer, c_ld, queue, event);
+  r.alpha = Precision<T>::value(alpha);
+  r.beta = Precision<T>::value(beta);
+  r.a_offset = a_offset, r.b_offset = b_offset, r.c_offset = c_offset;
+  return guarded(std::move(r));
+}
+
+template <typename T>
+StatusCode GemmBatched(const Layout layout, const Transpose a_transpose,
+                       const Transpose b_transpose, const size_t m, const size_t n,
+                       const size_t k, const T* alphas, const cl_mem a_buffer,
+                       const size_t* a_offsets, const size_t a_ld, const cl_mem b_buffer,
+                       const size_t* b_offsets, const size_t b_ld, const T* betas,
+                       cl_mem c_buffer, const size_t* c_offsets, const size_t c_ld,
+                       const size_t batch_count, cl_command_queue* queue, cl_event* event) {
+  g_message.clear();
+  if (batch_count > 0 && (!alphas || !betas || !a_offsets || !b_offsets || !c_offsets)) {
+    g_message = std::string("the batch's ") +
+                (!alphas ? "alphas" : !betas ? "betas" : !a_offsets ? "A offsets"
+                                                      : !b_offsets ? "B offsets" : "C offsets") +
+                " are null";
+    return StatusCode::kInvalidValue;
+  }
+  Request r = request<T>(layout, a_transpose, b_transpose, m, n, k, a_buffer, a_ld, b_buffer, b_ld,
+                         c_buffer, c_ld, queue, event);
+  r.batched = true;
+  r.batch = batch_count;
+  try {
+    r.a_offsets.assign(a_offsets, a_offsets + batch_count);
+    r.b_offsets.assign(b_offsets, b_offsets + batch_count);
+    r.c_offsets.assign(c_offsets, c_offsets + batch_count);
+    for (std::size_t i = 0; i < batch_count; ++i) {
+      r.alphas.push_back(Precision<T>::value(alphas[i]));
+      r.betas.push_back(Precision<T>::value(betas[i]));
+    }
+  } catch (const std::bad_alloc&) {
+    g_message = "out of host memory for the batch's arguments";
+    return StatusCode::kOpenCLOutOfHostMemory;
+  }
+  return guarded(std::move(r));
+}
+
+template <typename T>
+StatusCode GemmStridedBatched(const Layout layout, const Transpose a_transpose,
+                              const Transpose b_transpose, const size_t m, const size_t n,
+                              const size_t k, const T alpha, const cl_mem a_buffer,
+                              const size_t a_offset, const size_t a_ld, const size_t a_stride,
+                              const cl_mem b_buffer, const size_t b_offset, const size_t b_ld,
+                              const size_t b_stride, const T beta, cl_mem c_buffer,
+                              const size_t c_offset, const size_t c_ld, const size_t c_stride,
+                              const size_t batch_count, cl_command_queue* queue,
+                              cl_event* event) {
+  Request r = request<T>(layout, a_transpose, b_transpose, m, n, k, a_buffer, a_ld, b_buffer, b_ld,
+                         c_buffer, c_ld, queue, event);
+  r.alpha = Precision<T>::value(alpha);
+  r.beta = Precision<T>::value(beta);
+  r.a_offset = a_offset, r.b_offset = b_offset, r.c_offset = c_offset;
+  r.a_stride = a_stride, r.b_stride = b_stride, r.c_stride = c_stride;
+  r.batch = batch_count;
+  return guarded(std::move(r));
+}
+
+#define FATCL_GEMM_INSTANTIATE(T)                                                               \
+  template StatusCode Gemm<T>(const Layout, const Transpose, const Transpose, const size_t,      \
+                              const size_t, const size_t, const T, const cl_mem, const size_t,   \
+                              const size_t, const cl_mem, const size_t, const size_t, const T,   \
+                              cl_mem, const size_t, const size_t, cl_command_queue*, cl_event*,  \
+                              cl_mem);                                                           \
+  template StatusCode GemmBatched<T>(                                                            \
+      const Layout, const Transpose, const Transpose, const size_t, const size_t, const size_t,  \
+      const T*, const cl_mem, const size_t*, const size_t, const cl_mem, const size_t*,          \
+      const size_t, const T*, cl_mem, const size_t*, const size_t, const size_t,                 \
+      cl_command_queue*, cl_event*);                                                             \
+  template StatusCode GemmStridedBatched<T>(                                                     \
+      const Layout, const Transpose, const Transpose, const size_t, const size_t, const size_t,  \
+      const T, const cl_mem, const size_t, const size_t, const size_t, const cl_mem,             \
+      const size_t, const size_t, const size_t, const T, cl_mem, const size_t, const size_t,     \
+      const size_t, const size_t, cl_command_queue*, cl_event*);
+FATCL_GEMM_INSTANTIATE(float)
+FATCL_GEMM_INSTANTIATE(double)
+FATCL_GEMM_INSTANTIATE(half)
+#undef FATCL_GEMM_INSTANTIATE
+
+StatusCode ClearCache() {
+  Kept& all = kept();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  all.choices.clear();
+  all.placeholders.clear();
+  all.devices.clear();
+  g_message.clear();
+  return StatusCode::kSuccess;
+}
+
+std::string GemmMessage() { return g_message; }
+
+float HalfToFloat(half value) { return detail::half_to_float(value); }
+half FloatToHalf(float value) { return detail::float_to_half(value); }
+
+const char* to_string(StatusCode status) {
+  switch (status) {
+#define FATCL_STATUS(name) \
+  case StatusCode::name:   \
+    return #name;
+    FATCL_STATUS(kSuccess)
+    FATCL_STATUS(kOpenCLCompilerNotAvailable)
+    FATCL_STATUS(kTempBufferAllocFailure)
+    FATCL_STATUS(kOpenCLOutOfResources)
+    FATCL_STATUS(kOpenCLOutOfHostMemory)
+    FATCL_STATUS(kOpenCLBuildProgramFailure)
+    FATCL_STATUS(kInvalidValue)
+    FATCL_STATUS(kInvalidCommandQueue)
+    FATCL_STATUS(kInvalidMemObject)
+    FATCL_STATUS(kInvalidBinary)
+    FATCL_STATUS(kInvalidBuildOptions)
+    FATCL_STATUS(kInvalidProgram)
+    FATCL_STATUS(kInvalidProgramExecutable)
+    FATCL_STATUS(kInvalidKernelName)
+    FATCL_STATUS(kInvalidKernelDefinition)
+    FATCL_STATUS(kInvalidKernel)
+    FATCL_STATUS(kInvalidArgIndex)
+    FATCL_STATUS(kInvalidArgValue)
+    FATCL_STATUS(kInvalidArgSize)
+    FATCL_STATUS(kInvalidKernelArgs)
+    FATCL_STATUS(kInvalidLocalNumDimensions)
+    FATCL_STATUS(kInvalidLocalThreadsTotal)
+    FATCL_STATUS(kInvalidLocalThreadsDim)
+    FATCL_STATUS(kInvalidGlobalOffset)
+    FATCL_STATUS(kInvalidEventWaitList)
+    FATCL_STATUS(kInvalidEvent)
+    FATCL_STATUS(kInvalidOperation)
+    FATCL_STATUS(kInvalidBufferSize)
+    FATCL_STATUS(kInvalidGlobalWorkSize)
+    FATCL_STATUS(kNotImplemented)
+    FATCL_STATUS(kInvalidMatrixA)
+    FATCL_STATUS(kInvalidMatrixB)
+    FATCL_STATUS(kInvalidMatrixC)
+    FATCL_STATUS(kInvalidVectorX)
+    FATCL_STATUS(kInvalidVectorY)
+    FATCL_STATUS(kInvalidDimension)
+    FATCL_STATUS(kInvalidLeadDimA)
+    FATCL_STATUS(kInvalidLeadDimB)
+    FATCL_STATUS(kInvalidLeadDimC)
+    FATCL_STATUS(kInvalidIncrementX)
+    FATCL_STATUS(kInvalidIncrementY)
+    FATCL_STATUS(kInsufficientMemoryA)
+    FATCL_STATUS(kInsufficientMemoryB)
+    FATCL_STATUS(kInsufficientMemoryC)
+    FATCL_STATUS(kInsufficientMemoryX)
+    FATCL_STATUS(kInsufficientMemoryY)
+    FATCL_STATUS(kInsufficientMemoryTemp)
+    FATCL_STATUS(kInvalidBatchCount)
+    FATCL_STATUS(kInvalidOverrideKernel)
+    FATCL_STATUS(kMissingOverrideParameter)
+    FATCL_STATUS(kInvalidLocalMemUsage)
+    FATCL_STATUS(kNoHalfPrecision)
+    FATCL_STATUS(kNoDoublePrecision)
+    FATCL_STATUS(kInvalidVectorScalar)
+    FATCL_STATUS(kInsufficientMemoryScalar)
+    FATCL_STATUS(kDatabaseError)
+    FATCL_STATUS(kUnknownError)
+    FATCL_STATUS(kUnexpectedError)
+#undef FATCL_STATUS
+  }
+  return "";
+}
+
+}  // namespace fatcl

@@ -1,0 +1,41 @@
+// What the GEMM entry points share with the families' trial launch: one
+// launch of gemm_blocked (kernels/gemm_blocked.cl) over a batch.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "fatcl/gemm.hpp"
+
+namespace fatcl::detail {
+
+// One launch's arguments, row-major (the entry points turn a column-major
+// call around): C = alpha * op(A) * op(B) + beta * C over K from k_begin
+// (k elements of it), beta taken as 1 where `accumulate`. Per product z of
+// the batch: offsets *_offset + z * *_stride, or, with `per_batch`, read
+// from batch_offsets (A, B, C per product) and batch_scalars (alpha, beta).
+struct GemmLaunch {
+  std::size_t m = 0, n = 0, k = 0, k_begin = 0;
+  bool accumulate = false;
+  double alpha = 1, beta = 0;  // in the kernel's type (float for half)
+  cl_mem a = nullptr, b = nullptr, c = nullptr;
+  std::size_t a_offset = 0, b_offset = 0, c_offset = 0;
+  std::size_t a_ld = 0, b_ld = 0, c_ld = 0;
+  bool a_trans = false, b_trans = false;
+  std::size_t a_stride = 0, b_stride = 0, c_stride = 0;
+  std::size_t batch = 1;
+  bool per_batch = false;
+  cl_mem batch_offsets = nullptr;  // cl_long, 3 per product
+  cl_mem batch_scalars = nullptr;  // the kernel's type, 2 per product
+};
+
+// Enqueues `kernel` (a variant of gemm_family(bits)) for `l` after `wait`
+// and returns its event. Throws fatcl::Error naming the call that failed.
+cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& variant, int bits,
+                     const GemmLaunch& l, const std::vector<cl_event>& wait);
+
+// IEEE 754 binary16 <-> float, rounding to nearest even.
+float half_to_float(cl_half h);
+cl_half float_to_half(float f);
+
+}  // namespace fatcl::detail

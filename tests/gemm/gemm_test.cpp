@@ -1,0 +1,556 @@
+// The GEMM entry points (fatcl/gemm.hpp) on one OpenCL runtime, as a
+// CLBlast user calls them: every layout x op(A) x op(B) x alpha x beta in
+// each precision the device has, on odd sizes, with offsets and leading
+// dimensions above the least, single, batched and strided-batched, against a
+// double-precision reference computed from the values as stored. Around
+// each sub-matrix of C a guard value must stay as it was; where beta is 0, C
+// starts as NaN (BLAS ignores it); where alpha is 0, A and B are NaN (BLAS
+// reads neither). The environment (tests/CMakeLists.txt) picks the runtime:
+//   FATCL_TEST_PLATFORM, FATCL_TEST_NEEDS, FATCL_REQUIRE_RUNTIMES (test_runtime.hpp)
+//   FATCL_TEST_SIZES      "small": the slow runtimes' subset of forms and sizes
+//   FATCL_TEST_GEMM_VARIANTS  "all": also every variant of each precision's
+//                         family forced in turn (FATCL_GEMM_VARIANT), in the
+//                         tier FATCL_TEST_TIER where set
+#include "fatcl/gemm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <limits>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test_runtime.hpp"
+
+namespace fatcl {
+namespace {
+
+using test::env;
+
+struct Runtime {
+  test::OpenedRuntime cl;
+  bool fp64 = false, fp16 = false;
+};
+
+Runtime open() {
+  Runtime r;
+  r.cl = test::open_runtime_from_env();
+  if (r.cl.missing.empty()) {
+    const std::string ext = r.cl.device.getInfo<CL_DEVICE_EXTENSIONS>();
+    cl_device_fp_config dp = 0;
+    clGetDeviceInfo(r.cl.device(), CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dp, &dp, nullptr);
+    r.fp64 = dp != 0 || ext.find("cl_khr_fp64") != std::string::npos;
+    r.fp16 = ext.find("cl_khr_fp16") != std::string::npos;
+  }
+  return r;
+}
+
+Runtime& runtime() {
+  static Runtime r = open();
+  return r;
+}
+
+// Releases the OpenCL objects (and the kernels the entry points keep)
+// before main returns: released during static destruction they can outlive
+// the runtime library (Oclgrind aborts then).
+class ReleaseRuntime : public testing::Environment {
+ public:
+  void TearDown() override {
+    ClearCache();
+    runtime() = Runtime{};
+  }
+};
+testing::Environment* const release_runtime = testing::AddGlobalTestEnvironment(new ReleaseRuntime);
+
+bool slow() { return env("FATCL_TEST_SIZES") == "small"; }
+
+// Elements of one precision as the device holds them.
+struct Elements {
+  int bits;
+  std::vector<unsigned char> bytes;
+  Elements(int b, std::size_t count) : bits(b), bytes(count * std::size_t(b) / 8) {}
+  std::size_t size() const { return bytes.size() / (std::size_t(bits) / 8); }
+  double get(std::size_t i) const {
+    if (bits == 64) {
+      double d;
+      std::memcpy(&d, &bytes[i * 8], 8);
+      return d;
+    }
+    if (bits == 32) {
+      float f;
+      std::memcpy(&f, &bytes[i * 4], 4);
+      return f;
+    }
+    half h;
+    std::memcpy(&h, &bytes[i * 2], 2);
+    return HalfToFloat(h);
+  }
+  void set(std::size_t i, double x) {
+    if (bits == 64) {
+      std::memcpy(&bytes[i * 8], &x, 8);
+    } else if (bits == 32) {
+      const float f = float(x);
+      std::memcpy(&bytes[i * 4], &f, 4);
+    } else {
+      const half h = FloatToHalf(float(x));
+      std::memcpy(&bytes[i * 2], &h, 2);
+    }
+  }
+};
+
+const char* name(Layout l) { return l == Layout::kRowMajor ? "row-major" : "column-major"; }
+const char* name(Transpose t) {
+  return t == Transpose::kNo ? "N" : t == Transpose::kYes ? "T" : "C";
+}
+const char* precision(int bits) { return bits == 64 ? "double" : bits == 32 ? "single" : "half"; }
+
+enum class Kind { Single, Batched, Strided };
+
+struct Form {
+  Layout layout = Layout::kRowMajor;
+  Transpose ta = Transpose::kNo, tb = Transpose::kNo;
+  double alpha = 1, beta = 0;
+  std::size_t m = 1, n = 1, k = 1;
+  Kind kind = Kind::Single;
+  std::size_t batch = 1;
+  std::string describe(int bits) const {
+    return std::string(precision(bits)) + " " + name(layout) + " " + name(ta) + name(tb) +
+           " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " " +
+           std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+           (kind == Kind::Single    ? ""
+            : kind == Kind::Batched ? ", batched x" + std::to_string(batch)
+                                    : ", strided-batched x" + std::to_string(batch));
+  }
+};
+
+// A stored operand: `rows` x `cols` in the call's layout with leading
+// dimension `ld` (above the least), product i at offsets[i].
+struct Operand {
+  std::size_t rows, cols, ld, span;
+  std::vector<std::size_t> offsets;
+  std::size_t at(Layout l, std::size_t i, std::size_t r, std::size_t c) const {
+    return offsets[i] + (l == Layout::kRowMajor ? r * ld + c : c * ld + r);
+  }
+};
+
+Operand operand(Layout l, bool trans, std::size_t r, std::size_t c, const Form& f,
+                std::size_t first_offset, std::size_t stride_extra, bool uneven) {
+  Operand o{trans ? c : r, trans ? r : c, 0, 0, {}};
+  const std::size_t one = l == Layout::kRowMajor ? o.cols : o.rows;
+  const std::size_t two = l == Layout::kRowMajor ? o.rows : o.cols;
+  o.ld = one + 3;
+  o.span = o.ld * two + stride_extra;
+  std::size_t at = first_offset;
+  for (std::size_t i = 0; i < f.batch; ++i) {
+    o.offsets.push_back(at);
+    at += o.span + (uneven ? 2 * i + 1 : 0);
+  }
+  return o;
+}
+
+constexpr double kGuard = 7.0;  // exact in every precision
+
+template <typename T>
+T scalar(double x) {
+  if constexpr (std::is_same_v<T, half>) {
+    return FloatToHalf(float(x));
+  } else {
+    return T(x);
+  }
+}
+
+template <typename T>
+StatusCode call(const Form& f, int, cl_mem a, const Operand& oa, cl_mem b, const Operand& ob,
+                cl_mem c, const Operand& oc, const std::vector<double>& alphas,
+                const std::vector<double>& betas, cl_command_queue* queue, cl_event* event) {
+  switch (f.kind) {
+    case Kind::Single:
+      return Gemm<T>(f.layout, f.ta, f.tb, f.m, f.n, f.k, scalar<T>(f.alpha), a, oa.offsets[0],
+                     oa.ld, b, ob.offsets[0], ob.ld, scalar<T>(f.beta), c, oc.offsets[0], oc.ld,
+                     queue, event);
+    case Kind::Strided:
+      return GemmStridedBatched<T>(f.layout, f.ta, f.tb, f.m, f.n, f.k, scalar<T>(f.alpha), a,
+                                   oa.offsets[0], oa.ld, oa.span, b, ob.offsets[0], ob.ld,
+                                   ob.span, scalar<T>(f.beta), c, oc.offsets[0], oc.ld, oc.span,
+                                   f.batch, queue, event);
+    case Kind::Batched: {
+      std::vector<T> al, be;
+      for (double x : alphas) al.push_back(scalar<T>(x));
+      for (double x : betas) be.push_back(scalar<T>(x));
+      return GemmBatched<T>(f.layout, f.ta, f.tb, f.m, f.n, f.k, al.data(), a, oa.offsets.data(),
+                            oa.ld, b, ob.offsets.data(), ob.ld, be.data(), c, oc.offsets.data(),
+                            oc.ld, f.batch, queue, event);
+    }
+  }
+  return StatusCode::kUnexpectedError;
+}
+
+// Runs one form and checks every element of C's buffer; "" if right.
+std::string run_form(int bits, const Form& f, std::mt19937& rng) {
+  Runtime& rt = runtime();
+  const bool ta = f.ta != Transpose::kNo, tb = f.tb != Transpose::kNo;
+  const bool uneven = f.kind == Kind::Batched;
+  const std::size_t extra = f.kind == Kind::Strided ? 5 : 0;
+  const Operand oa = operand(f.layout, ta, f.m, f.k, f, 3, extra, uneven);
+  const Operand ob = operand(f.layout, tb, f.k, f.n, f, 5, extra, uneven);
+  const Operand oc = operand(f.layout, false, f.m, f.n, f, 2, extra, uneven);
+  // Product i's alpha and beta: the form's for a single or strided call;
+  // a batch varies them, its second product with alpha 0 (its A and B then
+  // NaN: they must not be read).
+  std::vector<double> alphas(f.batch, f.alpha), betas(f.batch, f.beta);
+  if (f.kind == Kind::Batched) {
+    for (std::size_t i = 1; i < f.batch; ++i) {
+      alphas[i] = i == 1 ? 0.0 : -0.5 * double(i);
+      betas[i] = i % 2 ? 0.5 : 0.0;
+    }
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::uniform_real_distribution<double> u(-1, 1);
+  Elements a(bits, oa.offsets.back() + oa.span + 4), b(bits, ob.offsets.back() + ob.span + 4),
+      c(bits, oc.offsets.back() + oc.span + 4);
+  for (std::size_t i = 0; i < a.size(); ++i) a.set(i, nan);
+  for (std::size_t i = 0; i < b.size(); ++i) b.set(i, nan);
+  for (std::size_t i = 0; i < c.size(); ++i) c.set(i, kGuard);
+  for (std::size_t z = 0; z < f.batch; ++z) {
+    if (alphas[z] != 0) {
+      for (std::size_t r = 0; r < oa.rows; ++r) {
+        for (std::size_t q = 0; q < oa.cols; ++q) a.set(oa.at(f.layout, z, r, q), u(rng));
+      }
+      for (std::size_t r = 0; r < ob.rows; ++r) {
+        for (std::size_t q = 0; q < ob.cols; ++q) b.set(ob.at(f.layout, z, r, q), u(rng));
+      }
+    }
+    for (std::size_t r = 0; r < f.m; ++r) {
+      for (std::size_t q = 0; q < f.n; ++q) c.set(oc.at(f.layout, z, r, q), betas[z] == 0 ? nan : u(rng));
+    }
+  }
+  const Elements c0 = c;
+  cl_int err = CL_SUCCESS;
+  const cl::Context& ctx = rt.cl.context;
+  cl::Buffer da(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.bytes.size(), a.bytes.data(), &err);
+  cl::Buffer db(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.bytes.size(), b.bytes.data(), &err);
+  cl::Buffer dc(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, c.bytes.size(), c.bytes.data(), &err);
+  if (err != CL_SUCCESS) return "clCreateBuffer: " + cl_status_name(err);
+  cl_command_queue q = rt.cl.queue();
+  cl_event event = nullptr;
+  StatusCode s = StatusCode::kUnexpectedError;
+  if (bits == 32) s = call<float>(f, bits, da(), oa, db(), ob, dc(), oc, alphas, betas, &q, &event);
+  if (bits == 64) s = call<double>(f, bits, da(), oa, db(), ob, dc(), oc, alphas, betas, &q, &event);
+  if (bits == 16) s = call<half>(f, bits, da(), oa, db(), ob, dc(), oc, alphas, betas, &q, &event);
+  if (s != StatusCode::kSuccess) {
+    return std::string("status ") + to_string(s) + ": " + GemmMessage();
+  }
+  if (!event) return "kSuccess without an event";
+  err = clWaitForEvents(1, &event);
+  clReleaseEvent(event);
+  if (err != CL_SUCCESS) return "the event: " + cl_status_name(err);
+  err = rt.cl.queue.enqueueReadBuffer(dc, CL_TRUE, 0, c.bytes.size(), c.bytes.data());
+  if (err != CL_SUCCESS) return "reading C: " + cl_status_name(err);
+
+  // Rounding: each product and sum in the kernel's type (float for half),
+  // the result once more in the stored type.
+  const double u_acc = bits == 64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24);
+  const double u_store = bits == 64 ? u_acc : bits == 32 ? u_acc : std::ldexp(1.0, -11);
+  std::vector<bool> inside(c.size(), false);
+  for (std::size_t z = 0; z < f.batch; ++z) {
+    for (std::size_t i = 0; i < f.m; ++i) {
+      for (std::size_t j = 0; j < f.n; ++j) {
+        double sum = 0, bound = 0;
+        if (alphas[z] != 0) {
+          for (std::size_t p = 0; p < f.k; ++p) {
+            const double x = ta ? a.get(oa.at(f.layout, z, p, i)) : a.get(oa.at(f.layout, z, i, p));
+            const double y = tb ? b.get(ob.at(f.layout, z, j, p)) : b.get(ob.at(f.layout, z, p, j));
+            sum += x * y;
+            bound += std::fabs(x * y);
+          }
+        }
+        const std::size_t at = oc.at(f.layout, z, i, j);
+        inside[at] = true;
+        double want = alphas[z] * sum;
+        bound *= std::fabs(alphas[z]);
+        if (betas[z] != 0) {
+          want += betas[z] * c0.get(at);
+          bound += std::fabs(betas[z] * c0.get(at));
+        }
+        // Below the smallest normal number a device may flush to zero
+        // (OpenCL leaves subnormal half and float to the device).
+        const double tiny = bits == 64 ? std::ldexp(1.0, -1022)
+                            : bits == 32 ? std::ldexp(1.0, -126)
+                                         : std::ldexp(1.0, -14);
+        const double tol = 4 * u_acc * double(f.k + 2) * bound + 2 * u_store * std::fabs(want) + tiny;
+        const double got = c.get(at);
+        if (!(std::fabs(got - want) <= tol)) {
+          return "C[" + std::to_string(i) + "][" + std::to_string(j) + "] of product " +
+                 std::to_string(z) + " = " + std::to_string(got) + ", expected " +
+                 std::to_string(want) + " (tolerance " + std::to_string(tol) + ")";
+        }
+      }
+    }
+  }
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    if (!inside[i] && c.get(i) != kGuard) {
+      return "C's element " + std::to_string(i) + " outside every sub-matrix changed from " +
+             std::to_string(kGuard) + " to " + std::to_string(c.get(i));
+    }
+  }
+  return "";
+}
+
+std::vector<int> precisions() {
+  std::vector<int> out{32};
+  if (runtime().fp64) out.push_back(64);
+  if (runtime().fp16) out.push_back(16);
+  return out;
+}
+
+// Every form on these sizes: all of them where launches are cheap; on the
+// slow runtimes each layout x op(A) x op(B) once, and alpha and beta at 0,
+// 1 and another value.
+std::vector<Form> forms(const std::vector<std::array<std::size_t, 3>>& sizes) {
+  std::vector<Form> out;
+  const Layout layouts[] = {Layout::kRowMajor, Layout::kColMajor};
+  const Transpose ops[] = {Transpose::kNo, Transpose::kYes, Transpose::kConjugate};
+  const double scalars[] = {0.0, 1.0, -0.75};
+  const double betas[] = {0.0, 1.0, 0.5};
+  for (const auto& s : sizes) {
+    Form f;
+    f.m = s[0], f.n = s[1], f.k = s[2];
+    if (slow()) {
+      for (Layout l : layouts) {
+        for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
+          for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+            f.layout = l, f.ta = ta, f.tb = tb, f.alpha = -0.75, f.beta = 0.5;
+            out.push_back(f);
+          }
+        }
+      }
+      // alpha 0 (A and B not read) with beta 0 (C not read) and not, and
+      // alpha 1 over beta 0 and 1.
+      f.layout = Layout::kColMajor, f.ta = Transpose::kYes, f.tb = Transpose::kNo;
+      for (const auto& [al, be] : {std::pair{0.0, 0.0}, {0.0, 0.5}, {1.0, 0.0}, {1.0, 1.0}}) {
+        f.alpha = al, f.beta = be;
+        out.push_back(f);
+      }
+      continue;
+    }
+    for (Layout l : layouts) {
+      for (Transpose ta : ops) {
+        for (Transpose tb : ops) {
+          for (double al : scalars) {
+            for (double be : betas) {
+              f.layout = l, f.ta = ta, f.tb = tb, f.alpha = al, f.beta = be;
+              out.push_back(f);
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// 1, a CPU tile (32 x 64, K 8) and a GPU tile (128, K 16) one above and
+// one below, primes; the slow runtimes the first two.
+std::vector<std::array<std::size_t, 3>> sizes() {
+  if (slow()) return {{1, 1, 1}, {33, 19, 9}};
+  return {{1, 1, 1}, {33, 65, 9}, {31, 63, 17}, {129, 127, 33}};
+}
+
+std::size_t check_forms(int bits, const std::vector<Form>& list, const std::string& where) {
+  std::mt19937 rng(std::random_device{}());
+  std::size_t failures = 0;
+  for (const Form& f : list) {
+    const std::string why = run_form(bits, f, rng);
+    if (!why.empty()) {
+      ADD_FAILURE() << where << f.describe(bits) << ": " << why;
+      if (++failures >= 5) break;
+    }
+  }
+  return failures;
+}
+
+TEST(Gemm, EveryFormMatchesTheReference) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  const std::vector<Form> list = forms(sizes());
+  for (int bits : precisions()) {
+    const std::size_t failures = check_forms(bits, list, "");
+    std::cout << precision(bits) << ": " << list.size() - failures << " of " << list.size()
+              << " forms right\n";
+  }
+}
+
+TEST(Gemm, BatchesInOneLaunchMatchTheReference) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  for (int bits : precisions()) {
+    for (Kind kind : {Kind::Batched, Kind::Strided}) {
+      for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
+        Form f;
+        f.kind = kind, f.batch = slow() ? 3 : 4, f.layout = l;
+        f.ta = Transpose::kYes, f.tb = l == Layout::kRowMajor ? Transpose::kNo : Transpose::kYes;
+        f.m = 33, f.n = 19, f.k = 9, f.alpha = 1.5, f.beta = kind == Kind::Strided ? 0.5 : 0.0;
+        check_forms(bits, {f}, "");
+      }
+    }
+  }
+}
+
+// The kernels the entry points keep are shared between threads: four
+// threads call at once from a cleared cache (on one queue: OpenCL's calls
+// are thread-safe, and each call makes its own kernel object).
+TEST(Gemm, ThreadsShareTheKeptKernels) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  ClearCache();
+  const int calls = slow() ? 2 : 6;
+  std::vector<std::string> failures(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, calls, &failures] {
+      std::mt19937 rng(std::random_device{}() + unsigned(t));
+      for (int i = 0; i < calls && failures[t].empty(); ++i) {
+        Form f;
+        f.layout = t % 2 ? Layout::kColMajor : Layout::kRowMajor;
+        f.ta = t / 2 ? Transpose::kYes : Transpose::kNo;
+        f.m = 17 + t, f.n = 23, f.k = 5 + i, f.alpha = 1, f.beta = i % 2 ? 0.5 : 0.0;
+        failures[t] = run_form(32, f, rng);
+        if (!failures[t].empty()) failures[t] = f.describe(32) + ": " + failures[t];
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (const std::string& f : failures) EXPECT_EQ(f, "");
+}
+
+TEST(Gemm, EveryVariantOfEachPrecision) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  if (env("FATCL_TEST_GEMM_VARIANTS") != "all") GTEST_SKIP() << "FATCL_TEST_GEMM_VARIANTS not all";
+  const std::string tier = env("FATCL_TEST_TIER");
+  if (!tier.empty()) setenv("FATCL_GEMM_TIER", tier.c_str(), 1);
+  // Each variant's own tile edges in every form, once each alpha and beta.
+  for (int bits : precisions()) {
+    const Manifest& m = gemm_family(bits).manifest();
+    for (const Variant& v : m.variants) {
+      setenv("FATCL_GEMM_VARIANT", v.name.c_str(), 1);
+      ClearCache();
+      const std::size_t mt = std::size_t(v.param("MWG")), nt = std::size_t(v.param("NWG")),
+                        kt = std::size_t(v.param("KWG"));
+      std::vector<Form> list;
+      for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
+        for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
+          for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+            Form f;
+            f.layout = l, f.ta = ta, f.tb = tb, f.alpha = -0.75, f.beta = 0.5;
+            f.m = mt + 1, f.n = 2 * nt - 1, f.k = 2 * kt + 1;
+            list.push_back(f);
+            f.m = 2 * mt, f.n = nt + 3, f.k = kt;
+            f.beta = 0;
+            list.push_back(f);
+          }
+        }
+      }
+      const std::size_t failures = check_forms(bits, list, v.name + ": ");
+      std::cout << v.name << (tier.empty() ? "" : " [" + tier + "]") << ": "
+                << list.size() - failures << " of " << list.size() << " forms right\n";
+    }
+  }
+  unsetenv("FATCL_GEMM_VARIANT");
+  unsetenv("FATCL_GEMM_TIER");
+  ClearCache();
+}
+
+TEST(Gemm, PrecisionsTheDeviceLacksAreRefusedWithoutABuild) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  cl_command_queue q = runtime().cl.queue();
+  const cl::Context& ctx = runtime().cl.context;
+  cl::Buffer a(ctx, CL_MEM_READ_WRITE, 64), b(ctx, CL_MEM_READ_WRITE, 64),
+      c(ctx, CL_MEM_READ_WRITE, 64);
+  const StatusCode d = Gemm<double>(Layout::kRowMajor, Transpose::kNo, Transpose::kNo, 2, 2, 2, 1.0,
+                                    a(), 0, 2, b(), 0, 2, 0.0, c(), 0, 2, &q);
+  EXPECT_EQ(d, runtime().fp64 ? StatusCode::kSuccess : StatusCode::kNoDoublePrecision)
+      << GemmMessage();
+  const StatusCode h = Gemm<half>(Layout::kRowMajor, Transpose::kNo, Transpose::kNo, 2, 2, 2,
+                                  FloatToHalf(1), a(), 0, 2, b(), 0, 2, FloatToHalf(0), c(), 0, 2,
+                                  &q);
+  EXPECT_EQ(h, runtime().fp16 ? StatusCode::kSuccess : StatusCode::kNoHalfPrecision)
+      << GemmMessage();
+  if (!runtime().fp16) EXPECT_NE(GemmMessage().find("cl_khr_fp16"), std::string::npos);
+  runtime().cl.queue.finish();
+  std::cout << "double: " << to_string(d) << ", half: " << to_string(h) << "\n";
+}
+
+// CLBlast's status codes for bad calls, each with a message naming the cause.
+TEST(Gemm, BadArgumentsGetCLBlastsStatusAndACause) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  const cl::Context& ctx = runtime().cl.context;
+  cl_command_queue q = runtime().cl.queue();
+  cl::Buffer a(ctx, CL_MEM_READ_WRITE, 4 * 6 * 5), b(ctx, CL_MEM_READ_WRITE, 4 * 5 * 7),
+      c(ctx, CL_MEM_READ_WRITE, 4 * 6 * 7), small(ctx, CL_MEM_READ_WRITE, 4 * 10);
+  const auto R = Layout::kRowMajor, Cm = Layout::kColMajor;
+  const auto N = Transpose::kNo, T = Transpose::kYes;
+  struct Case {
+    const char* what;
+    StatusCode got, want;
+  };
+  cl_event event = nullptr;
+  const std::vector<Case> cases{
+      {"lda below K (row-major, A not transposed)",
+       Gemm<float>(R, N, N, 6, 7, 5, 1.f, a(), 0, 4, b(), 0, 7, 0.f, c(), 0, 7, &q),
+       StatusCode::kInvalidLeadDimA},
+      {"lda below M (column-major, A not transposed)",
+       Gemm<float>(Cm, N, N, 6, 7, 5, 1.f, a(), 0, 5, b(), 0, 5, 0.f, c(), 0, 6, &q),
+       StatusCode::kInvalidLeadDimA},
+      {"ldb below K (column-major, B transposed)",
+       Gemm<float>(Cm, N, T, 6, 7, 5, 1.f, a(), 0, 6, b(), 0, 4, 0.f, c(), 0, 6, &q),
+       StatusCode::kInvalidLeadDimB},
+      {"ldc below N", Gemm<float>(R, N, N, 6, 7, 5, 1.f, a(), 0, 5, b(), 0, 7, 0.f, c(), 0, 6, &q),
+       StatusCode::kInvalidLeadDimC},
+      {"B's buffer too small",
+       Gemm<float>(R, N, N, 6, 7, 5, 1.f, a(), 0, 5, small(), 0, 7, 0.f, c(), 0, 7, &q),
+       StatusCode::kInsufficientMemoryB},
+      {"C's offset past its buffer",
+       Gemm<float>(R, N, N, 6, 7, 5, 1.f, a(), 0, 5, b(), 0, 7, 0.f, c(), 1, 7, &q),
+       StatusCode::kInsufficientMemoryC},
+      {"A null", Gemm<float>(R, N, N, 6, 7, 5, 1.f, nullptr, 0, 5, b(), 0, 7, 0.f, c(), 0, 7, &q),
+       StatusCode::kInvalidMatrixA},
+      {"a null queue", Gemm<float>(R, N, N, 6, 7, 5, 1.f, a(), 0, 5, b(), 0, 7, 0.f, c(), 0, 7, nullptr),
+       StatusCode::kInvalidCommandQueue},
+      {"batch count 0 (strided)",
+       GemmStridedBatched<float>(R, N, N, 6, 7, 5, 1.f, a(), 0, 5, 30, b(), 0, 7, 35, 0.f, c(), 0,
+                                 7, 42, 0, &q),
+       StatusCode::kInvalidBatchCount},
+      {"the second of a batch past C's buffer",
+       GemmStridedBatched<float>(R, N, N, 6, 7, 5, 1.f, a(), 0, 5, 0, b(), 0, 7, 0, 0.f, c(), 0,
+                                 7, 42, 2, &q),
+       StatusCode::kInsufficientMemoryC},
+      {"m = 0 does nothing, and says so with an event",
+       Gemm<float>(R, N, N, 0, 7, 5, 1.f, a(), 0, 5, b(), 0, 7, 0.f, c(), 0, 7, &q, &event),
+       StatusCode::kSuccess},
+  };
+  for (const Case& cs : cases) {
+    EXPECT_EQ(cs.got, cs.want) << cs.what << ": " << to_string(cs.got) << " instead of "
+                               << to_string(cs.want);
+  }
+  // The message is the last call's: two of them again, each on its own.
+  EXPECT_EQ(Gemm<float>(R, N, N, 6, 7, 5, 1.f, a(), 0, 4, b(), 0, 7, 0.f, c(), 0, 7, &q),
+            StatusCode::kInvalidLeadDimA);
+  EXPECT_NE(GemmMessage().find("A's leading dimension 4 is below its 5 columns"), std::string::npos)
+      << GemmMessage();
+  EXPECT_EQ(Gemm<float>(R, N, N, 6, 7, 5, 1.f, a(), 0, 5, small(), 0, 7, 0.f, c(), 0, 7, &q),
+            StatusCode::kInsufficientMemoryB);
+  EXPECT_NE(GemmMessage().find("B's buffer holds 40 bytes"), std::string::npos) << GemmMessage();
+  ASSERT_NE(event, nullptr);
+  EXPECT_EQ(clWaitForEvents(1, &event), CL_SUCCESS);
+  clReleaseEvent(event);
+  std::size_t zero = 0;
+  EXPECT_EQ(GemmBatched<float>(R, N, N, 6, 7, 5, nullptr, a(), &zero, 5, b(), &zero, 7, nullptr,
+                               c(), &zero, 7, 0, &q),
+            StatusCode::kInvalidBatchCount);
+  EXPECT_STREQ(to_string(StatusCode::kInsufficientMemoryTemp), "kInsufficientMemoryTemp");
+}
+
+}  // namespace
+}  // namespace fatcl
