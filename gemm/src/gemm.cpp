@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -69,12 +68,16 @@ struct Chosen {
   cl::Program program;
   Variant variant;
 };
-using ChoiceKey = std::tuple<cl_context, cl_device_id, int, std::string, int, int, int>;
+// (context, device, precision, form, size classes of M, N, K and the batch, the variant
+// and tier forced where OverrideVariant forces one)
+using ChoiceKey =
+    std::tuple<cl_context, cl_device_id, int, std::string, int, int, int, int, std::string, int>;
 struct Kept {
   std::mutex mutex;
   std::map<cl_device_id, DeviceFacts> devices;
   std::map<ChoiceKey, Chosen> choices;
   std::map<cl_context, cl::Buffer> placeholders;
+  std::map<std::pair<cl_device_id, int>, std::pair<std::string, std::optional<Tier>>> overrides;
 };
 Kept& kept() {
   static Kept* k = new Kept;  // never destroyed: calls may come from other static destructors
@@ -246,34 +249,26 @@ std::optional<Failure> check(const Request& r, const DeviceFacts& facts) {
 // precision, form and shape (its tuning entries, else its ranking), built
 // on first use and kept.
 Chosen choose(cl_context context, cl_device_id device, int bits, bool a_trans, bool b_trans,
-              std::size_t m, std::size_t n, std::size_t k) {
+              std::size_t m, std::size_t n, std::size_t k, std::size_t batch) {
   const std::string form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
-  const ChoiceKey key{context, device, bits, form, size_class(m), size_class(n), size_class(k)};
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
+  std::string forced;
+  int forced_tier = -1;
+  if (auto it = all.overrides.find({device, bits}); it != all.overrides.end()) {
+    forced = it->second.first;
+    if (it->second.second) forced_tier = int(*it->second.second);
+  }
+  const ChoiceKey key{context,       device,        bits,          form,   size_class(m),
+                      size_class(n), size_class(k), size_class(batch), forced, forced_tier};
   if (auto it = all.choices.find(key); it != all.choices.end()) return it->second;
   LoadOptions options;
-  options.problem = {m, n, k};
+  options.problem = {m, n, k, batch};
   options.form = form;
-  // Tests and experiments: one variant (of this precision's family) and
-  // one tier, as FATCL_GEMM_VARIANT and FATCL_GEMM_TIER say.
   const Family& family = gemm_family(bits);
-  if (const char* v = std::getenv("FATCL_GEMM_VARIANT"); v && *v) {
-    bool known = false;
-    for (int b : {16, 32, 64}) {
-      for (const Variant& candidate : gemm_family(b).manifest().variants) {
-        if (candidate.name != v) continue;
-        known = true;
-        if (b == bits) options.variant = v;
-      }
-    }
-    if (!known) {
-      throw Error(std::string("FATCL_GEMM_VARIANT=") + v +
-                  ": no variant of hgemm_blocked, sgemm_blocked or dgemm_blocked has that name");
-    }
-  }
-  if (const char* t = std::getenv("FATCL_GEMM_TIER"); t && *t) {
-    options.tier = parse_tier(t);
+  if (auto it = all.overrides.find({device, bits}); it != all.overrides.end()) {
+    options.variant = it->second.first;
+    options.tier = it->second.second;
   }
   const LoadedKernel loaded =
       load(cl::Context(context, true), cl::Device(device, true), family, options);
@@ -375,7 +370,7 @@ StatusCode run(Request r) {
     std::swap(a_trans, b_trans);
   }
   const std::size_t k_used = all_alpha_zero ? 0 : r.k;
-  const Chosen chosen = choose(context, device, r.bits, a_trans, b_trans, r.m, r.n, k_used);
+  const Chosen chosen = choose(context, device, r.bits, a_trans, b_trans, r.m, r.n, k_used, r.batch);
   cl_int err = CL_SUCCESS;
   cl_kernel kernel = clCreateKernel(chosen.program(), "gemm_blocked", &err);
   check_cl(err, "clCreateKernel(gemm_blocked)");
@@ -586,11 +581,36 @@ FATCL_GEMM_INSTANTIATE(double)
 FATCL_GEMM_INSTANTIATE(half)
 #undef FATCL_GEMM_INSTANTIATE
 
+StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& variant,
+                           std::optional<Tier> tier) {
+  g_message.clear();
+  try {
+    const Family& family = gemm_family(bits);
+    Kept& all = kept();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    if (variant.empty()) {
+      all.overrides.erase({device, bits});
+      return StatusCode::kSuccess;
+    }
+    for (const Variant& v : family.manifest().variants) {
+      if (v.name == variant) {
+        all.overrides[{device, bits}] = {variant, tier};
+        return StatusCode::kSuccess;
+      }
+    }
+    g_message = family.manifest().family + " has no variant \"" + variant.substr(0, 100) + "\"";
+  } catch (const Error& e) {
+    g_message = e.what();
+  }
+  return StatusCode::kInvalidOverrideKernel;
+}
+
 StatusCode ClearCache() {
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
   all.choices.clear();
   all.placeholders.clear();
+  all.overrides.clear();
   all.devices.clear();
   g_message.clear();
   return StatusCode::kSuccess;

@@ -9,7 +9,7 @@
 //   FATCL_TEST_PLATFORM, FATCL_TEST_NEEDS, FATCL_REQUIRE_RUNTIMES (test_runtime.hpp)
 //   FATCL_TEST_SIZES      "small": the slow runtimes' subset of forms and sizes
 //   FATCL_TEST_GEMM_VARIANTS  "all": also every variant of each precision's
-//                         family forced in turn (FATCL_GEMM_VARIANT), in the
+//                         family forced in turn (OverrideVariant), in the
 //                         tier FATCL_TEST_TIER where set
 #include "fatcl/gemm.hpp"
 
@@ -429,13 +429,15 @@ TEST(Gemm, EveryVariantOfEachPrecision) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   if (env("FATCL_TEST_GEMM_VARIANTS") != "all") GTEST_SKIP() << "FATCL_TEST_GEMM_VARIANTS not all";
   const std::string tier = env("FATCL_TEST_TIER");
-  if (!tier.empty()) setenv("FATCL_GEMM_TIER", tier.c_str(), 1);
+  std::optional<Tier> forced_tier;
+  if (!tier.empty()) forced_tier = parse_tier(tier);
+  cl_device_id device = runtime().cl.device();
   // Each variant's own tile edges in every form, once each alpha and beta.
   for (int bits : precisions()) {
     const Manifest& m = gemm_family(bits).manifest();
     for (const Variant& v : m.variants) {
-      setenv("FATCL_GEMM_VARIANT", v.name.c_str(), 1);
-      ClearCache();
+      ASSERT_EQ(OverrideVariant(device, bits, v.name, forced_tier), StatusCode::kSuccess)
+          << GemmMessage();
       const std::size_t mt = std::size_t(v.param("MWG")), nt = std::size_t(v.param("NWG")),
                         kt = std::size_t(v.param("KWG"));
       std::vector<Form> list;
@@ -457,9 +459,10 @@ TEST(Gemm, EveryVariantOfEachPrecision) {
                 << list.size() - failures << " of " << list.size() << " forms right\n";
     }
   }
-  unsetenv("FATCL_GEMM_VARIANT");
-  unsetenv("FATCL_GEMM_TIER");
-  ClearCache();
+  // A name no family has is refused; "" lifts the override.
+  EXPECT_EQ(OverrideVariant(device, 32, "sgemm_blocked_NO_SUCH"), StatusCode::kInvalidOverrideKernel);
+  EXPECT_NE(GemmMessage().find("sgemm_blocked has no variant"), std::string::npos) << GemmMessage();
+  for (int bits : precisions()) EXPECT_EQ(OverrideVariant(device, bits, ""), StatusCode::kSuccess);
 }
 
 TEST(Gemm, PrecisionsTheDeviceLacksAreRefusedWithoutABuild) {

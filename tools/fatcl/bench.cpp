@@ -2,6 +2,7 @@
 // register-blocked variants, the automatic choice and CLBlast on one device,
 // over a size sweep, each result checked (fatcl::run_bench does the work).
 #include "fatcl/bench.hpp"
+#include "fatcl/gemm_bench.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -23,7 +24,17 @@ struct BenchVerbOptions {
   std::size_t device = 0, top = 0;
   int reps = 5, online_calls = 0;
   bool json = false, clblast = true, startup = false;
+  // The GEMM form (fatcl/gemm.hpp): any of these, or --gemm, times the
+  // entry points in that form instead of the SGEMM families.
+  bool gemm = false, trans_a = false, trans_b = false;
+  std::string precision = "single", layout = "row";
+  std::size_t batch = 1;
 };
+
+bool gemm_form_asked(const BenchVerbOptions& o) {
+  return o.gemm || o.trans_a || o.trans_b || o.precision != "single" || o.layout != "row" ||
+         o.batch != 1;
+}
 
 #ifdef FATCL_WITH_CLBLAST
 // CLBlast's SGEMM on the same buffers, timed beside fatcl's kernels.
@@ -40,11 +51,64 @@ ExternalKernel clblast_sgemm() {
                              std::to_string(static_cast<int>(status));
           }};
 }
+
+// CLBlast's same routine (Gemm, or GemmStridedBatched for a batch) in the
+// same form on the same buffers.
+template <typename T>
+std::string clblast_form(cl_command_queue q, const GemmForm& f, const GemmCall& c, T one, T zero) {
+  const auto layout = static_cast<clblast::Layout>(f.layout);
+  const auto ta = static_cast<clblast::Transpose>(f.a_transpose);
+  const auto tb = static_cast<clblast::Transpose>(f.b_transpose);
+  const clblast::StatusCode s =
+      f.batch == 1
+          ? clblast::Gemm<T>(layout, ta, tb, c.m, c.n, c.k, one, c.a, 0, c.a_ld, c.b, 0, c.b_ld,
+                             zero, c.c, 0, c.c_ld, &q, nullptr)
+          : clblast::GemmStridedBatched<T>(layout, ta, tb, c.m, c.n, c.k, one, c.a, 0, c.a_ld,
+                                           c.a_stride, c.b, 0, c.b_ld, c.b_stride, zero, c.c, 0,
+                                           c.c_ld, c.c_stride, f.batch, &q, nullptr);
+  return s == clblast::StatusCode::kSuccess
+             ? std::string()
+             : "CLBlast failed with status " + std::to_string(static_cast<int>(s));
+}
+GemmExternal clblast_gemm() {
+  return {"CLBlast", [](cl_command_queue q, const GemmForm& f, const GemmCall& c) {
+            if (f.bits == 64) return clblast_form<double>(q, f, c, 1.0, 0.0);
+            if (f.bits == 16) {
+              return clblast_form<cl_half>(q, f, c, FloatToHalf(1.0f), FloatToHalf(0.0f));
+            }
+            return clblast_form<float>(q, f, c, 1.0f, 0.0f);
+          }};
+}
 #endif
+
+int run_gemm_bench_verb(const BenchVerbOptions& o) {
+  GemmBenchOptions options;
+  if (!o.sizes.empty()) options.shapes = parse_shapes(o.sizes);
+  options.repetitions = o.reps;
+  options.form.bits = o.precision == "double" ? 64 : o.precision == "half" ? 16 : 32;
+  options.form.layout = o.layout == "col" ? Layout::kColMajor : Layout::kRowMajor;
+  options.form.a_transpose = o.trans_a ? Transpose::kYes : Transpose::kNo;
+  options.form.b_transpose = o.trans_b ? Transpose::kYes : Transpose::kNo;
+  options.form.batch = o.batch;
+  options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  const cl::Device device = pick_device(o.platform, o.device);
+  const cl::Context context = context_for(device);
+#ifdef FATCL_WITH_CLBLAST
+  if (o.clblast) options.external.push_back(clblast_gemm());
+#else
+  if (o.clblast) {
+    std::fprintf(stderr, "fatcl bench: built without CLBlast (libclblast-dev): not timed\n");
+  }
+#endif
+  const GemmBenchReport report = run_gemm_bench(context, device, options);
+  std::fputs((o.json ? report.to_json() : report.to_text()).c_str(), stdout);
+  return 0;
+}
 
 int run_bench_verb(const BenchVerbOptions& o) {
   if (!o.startup_child.empty()) return run_startup_child(o.platform, o.device, o.startup_child);
   if (o.startup) return run_startup(o.platform, o.device, o.json);
+  if (gemm_form_asked(o)) return run_gemm_bench_verb(o);
   BenchOptions options;
   if (!o.sizes.empty()) options.shapes = parse_shapes(o.sizes);
   if (o.tier == "all" || o.tier == "both") {
@@ -101,6 +165,17 @@ VerbRun add_bench(CLI::App& app) {
                   "checked")
       ->check(CLI::Range(0, 1000));
   cmd->add_flag("!--no-clblast", o->clblast, "do not time CLBlast");
+  cmd->add_flag("--gemm", o->gemm,
+                "time the GEMM entry points (fatcl/gemm.hpp: the automatic choice and each "
+                "variant) and CLBlast's same call, in the form the next options give");
+  cmd->add_option("--precision", o->precision, "GEMM form: single, double or half")
+      ->check(CLI::IsMember({"single", "double", "half"}));
+  cmd->add_option("--layout", o->layout, "GEMM form: row or col (column-major)")
+      ->check(CLI::IsMember({"row", "col"}));
+  cmd->add_flag("--transA", o->trans_a, "GEMM form: op(A) = A^T");
+  cmd->add_flag("--transB", o->trans_b, "GEMM form: op(B) = B^T");
+  add_whole_number(cmd, "--batch", o->batch, 1, 1000000,
+                   "GEMM form: this many products in one strided-batched call");
   cmd->add_flag("--json", o->json, "print one JSON document to stdout");
   cmd->add_option("--chart", o->chart, "write GFLOP/s against size as an SVG file");
   cmd->add_flag("--startup", o->startup,

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "fatcl/loader.hpp"
@@ -148,10 +149,17 @@ StatusCode GemmStridedBatched(const Layout layout, const Transpose a_transpose,
 // fatcl's own, beyond CLBlast's API: the family of kernels the entry
 // points choose from for `bits`-bit elements (16, 32, 64: hgemm_blocked,
 // sgemm_blocked, dgemm_blocked), with its variants and ranking. Throws
-// fatcl::Error for other bits. FATCL_GEMM_VARIANT (a variant's name) and
-// FATCL_GEMM_TIER (spirv, ptx, source) force the choice, for tests and
-// experiments, as CLBlast's parameter overrides do.
+// fatcl::Error for other bits.
 const Family& gemm_family(int bits);
+
+// Forces the variant (one of gemm_family(bits)'s, by name) and, where
+// given, the tier that the entry points run `bits`-bit products with on
+// `device`, for tests, benchmarks and experiments (CLBlast's
+// OverrideParameters); "" lifts it. kInvalidOverrideKernel (GemmMessage()
+// says why) for a name the family lacks; a variant that then does not
+// load makes the calls fail with the loader's reason.
+StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& variant,
+                           std::optional<Tier> tier = std::nullopt);
 
 // Releases the kernels the entry points keep (CLBlast's ClearCache); the
 // next call builds again. kSuccess.

@@ -1,0 +1,78 @@
+// A benchmark of the GEMM entry points in one form (precision, layout,
+// op(A), op(B), batch) on one device, in one run: the automatic choice, each
+// variant of the precision's family forced in turn (OverrideVariant), and
+// any routine from outside fatcl (the fatcl command adds CLBlast's same
+// call), every result checked on sampled rows against a double-precision
+// reference. Reports; never fails on a time.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fatcl/bench.hpp"
+#include "fatcl/gemm.hpp"
+
+namespace fatcl {
+
+struct GemmForm {
+  int bits = 32;  // 16, 32, 64
+  Layout layout = Layout::kRowMajor;
+  Transpose a_transpose = Transpose::kNo, b_transpose = Transpose::kNo;
+  std::size_t batch = 1;  // > 1: GemmStridedBatched
+  // "single, row-major, op(A) = A, op(B) = B^T, 100 products"
+  std::string describe() const;
+};
+
+// One call as the bench makes it: alpha 1, beta 0, the least leading
+// dimensions, products one after the other (stride: one matrix).
+struct GemmCall {
+  std::size_t m = 0, n = 0, k = 0;
+  cl_mem a = nullptr, b = nullptr, c = nullptr;
+  std::size_t a_ld = 0, b_ld = 0, c_ld = 0;
+  std::size_t a_stride = 0, b_stride = 0, c_stride = 0;
+};
+// A routine from outside fatcl: enqueue the call in the form and return ""
+// or why it failed.
+struct GemmExternal {
+  std::string name;
+  std::function<std::string(cl_command_queue, const GemmForm&, const GemmCall&)> run;
+};
+
+struct GemmBenchOptions {
+  GemmForm form;
+  std::vector<BenchShape> shapes;  // empty: default_shapes()
+  int repetitions = 5;             // timed runs per kernel and size (median)
+  bool variants = true;            // each variant forced, beside the automatic choice
+  std::vector<GemmExternal> external;
+  std::function<void(const std::string&)> progress;  // may be empty
+};
+
+struct GemmBenchEntry {
+  std::string kernel;   // "auto", "variant" or the external routine's name
+  std::string variant;  // the forced variant; "" for auto and external ones
+  double ms = 0, gflops = 0;
+  double relative_error = 0;  // sampled rows against the double-precision reference
+  bool ok = false;
+  std::string failure;  // why it did not run; "" if it did
+};
+struct GemmBenchRow {
+  BenchShape shape;
+  std::vector<GemmBenchEntry> entries;
+  double best_fatcl_gflops = 0, external_gflops = 0;  // 0: none ran right
+};
+struct GemmBenchReport {
+  std::string device;
+  GemmForm form;
+  std::vector<GemmBenchRow> rows;
+  std::string to_text() const;
+  std::string to_json() const;
+};
+
+// Throws fatcl::Error where the device lacks the precision, or a size does
+// not fit (check_problem_fits, per product times the batch).
+GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& device,
+                               const GemmBenchOptions& options);
+
+}  // namespace fatcl
