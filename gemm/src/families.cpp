@@ -11,6 +11,7 @@
 #include "fatcl/matmul.hpp"
 #include "hgemm_blocked.hpp"
 #include "dgemm_blocked.hpp"
+#include "gemm_transpose.hpp"
 #include "launch.hpp"
 #include "sgemm_blocked.hpp"
 
@@ -183,6 +184,41 @@ const Family& gemm_family(int bits) {
 }  // namespace fatcl
 
 namespace fatcl::detail {
+
+const Family& gemm_transpose_family() {
+  static const Family f(kernels::gemm_transpose());
+  return f;
+}
+
+cl_event launch_transpose(cl_command_queue queue, cl_kernel kernel, std::size_t rows,
+                          std::size_t cols, cl_mem x, std::size_t offset, std::size_t ld,
+                          std::size_t stride, cl_mem batch_offsets, int which, bool per_batch,
+                          cl_mem t, std::size_t batch, const std::vector<cl_event>& wait) {
+  const cl_int R = cl_int(rows), C = cl_int(cols), LD = cl_int(ld), W = which,
+               PB = per_batch ? 1 : 0;
+  const cl_long O = cl_long(offset), S = cl_long(stride);
+  const std::vector<Arg> args{{sizeof R, &R, "rows"},
+                              {sizeof C, &C, "cols"},
+                              {sizeof(cl_mem), &x, "X"},
+                              {sizeof O, &O, "offset"},
+                              {sizeof LD, &LD, "ld"},
+                              {sizeof S, &S, "stride"},
+                              {sizeof(cl_mem), &batch_offsets, "batch_offsets"},
+                              {sizeof W, &W, "which"},
+                              {sizeof PB, &PB, "per_batch"},
+                              {sizeof(cl_mem), &t, "T"}};
+  for (cl_uint i = 0; i < args.size(); ++i) {
+    check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
+             std::string("clSetKernelArg(gemm_transpose, ") + args[i].name + ")");
+  }
+  const std::size_t global[3] = {rows, cols, batch};
+  cl_event done = nullptr;
+  check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, nullptr,
+                                  static_cast<cl_uint>(wait.size()),
+                                  wait.empty() ? nullptr : wait.data(), &done),
+           "clEnqueueNDRangeKernel(gemm_transpose)");
+  return done;
+}
 
 cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v, int bits,
                      const GemmLaunch& l, const std::vector<cl_event>& wait) {

@@ -277,6 +277,22 @@ Chosen choose(cl_context context, cl_device_id device, int bits, bool a_trans, b
   return chosen;
 }
 
+// The B^T packing kernel for `bits`-bit elements, built on first use and
+// kept like the products' programs.
+Chosen choose_transpose(cl_context context, cl_device_id device, int bits) {
+  Kept& all = kept();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  const ChoiceKey key{context, device, bits, "transpose", 0, 0, 0, 0, "", -1};
+  if (auto it = all.choices.find(key); it != all.choices.end()) return it->second;
+  LoadOptions options;
+  options.variant = "gemm_transpose_BITS" + std::to_string(bits);
+  const LoadedKernel loaded = load(cl::Context(context, true), cl::Device(device, true),
+                                   detail::gemm_transpose_family(), options);
+  Chosen chosen{loaded.program, loaded.variant};
+  all.choices.emplace(key, chosen);
+  return chosen;
+}
+
 cl_mem placeholder(cl_context context) {
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
@@ -385,14 +401,58 @@ StatusCode run(Request r) {
   l.alpha = r.alpha, l.beta = r.beta;
   l.a_offset = r.a_offset, l.b_offset = r.b_offset, l.c_offset = r.c_offset;
   l.a_stride = r.a_stride, l.b_stride = r.b_stride, l.c_stride = r.c_stride;
-  std::optional<HostCopy> offsets, scalars;
+  std::optional<HostCopy> offsets, scalars, given_offsets;
+  std::vector<cl_event> last;
+  // A point that reads an operand from global memory takes its transpose
+  // packed by a pass first (its loads run along K for A and along N for B,
+  // which A^T and B^T do not hold contiguously); the passes are part of the
+  // call.
+  std::vector<cl::Buffer> packed;
+  const bool pack_a = a_trans && k_used > 0 && chosen.variant.param("SA") == 0;
+  const bool pack_b = b_trans && k_used > 0 && chosen.variant.param("SB") == 0;
+  std::vector<cl_long> o;
   if (r.batched) {
-    std::vector<cl_long> o(3 * r.batch);
+    o.resize(3 * r.batch);
     for (std::size_t i = 0; i < r.batch; ++i) {
       o[3 * i] = cl_long(r.a_offsets[i]);
       o[3 * i + 1] = cl_long(r.b_offsets[i]);
       o[3 * i + 2] = cl_long(r.c_offsets[i]);
     }
+  }
+  if (pack_a || pack_b) {
+    const Chosen t = choose_transpose(context, device, r.bits);
+    cl_kernel tk = clCreateKernel(t.program(), "gemm_transpose", &err);
+    check_cl(err, "clCreateKernel(gemm_transpose)");
+    const cl::Kernel tk_owner(tk, false);
+    cl_mem given = placeholder(context);
+    if (r.batched) {
+      given_offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");
+      given = given_offsets->m;
+    }
+    // op(X) of a rows x cols stored X^T (cols x rows as stored), packed
+    // row-major into a new buffer; `which`: 0 for A, 1 for B.
+    auto pack = [&](int which, std::size_t rows, std::size_t cols, cl_mem x, std::size_t offset,
+                    std::size_t ld, std::size_t stride) {
+      const std::size_t per = rows * cols, bytes = per * r.batch * (std::size_t(r.bits) / 8);
+      cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+      check_cl(err, std::string("clCreateBuffer(") + (which ? "B" : "A") + "^T packed, " +
+                        std::to_string(bytes) + " bytes)");
+      packed.emplace_back(mem, false);
+      last.push_back(detail::launch_transpose(queue, tk, cols, rows, x, offset, ld, stride, given,
+                                              which, r.batched, mem, r.batch, {}));
+      for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i + which] = cl_long(i * per);
+      return mem;
+    };
+    if (pack_a) {
+      l.a = pack(0, r.m, k_used, r.a, r.a_offset, r.a_ld, r.a_stride);
+      l.a_ld = k_used, l.a_trans = false, l.a_offset = 0, l.a_stride = r.m * k_used;
+    }
+    if (pack_b) {
+      l.b = pack(1, k_used, r.n, r.b, r.b_offset, r.b_ld, r.b_stride);
+      l.b_ld = r.n, l.b_trans = false, l.b_offset = 0, l.b_stride = k_used * r.n;
+    }
+  }
+  if (r.batched) {
     offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");
     if (r.bits == 64) {
       std::vector<double> s(2 * r.batch);
@@ -413,7 +473,6 @@ StatusCode run(Request r) {
   }
   // K in parts of at most k_per_launch (a driver's loop limit), each after
   // the first adding to C.
-  std::vector<cl_event> last;
   std::size_t k0 = 0;
   do {
     l.k_begin = k0;

@@ -34,6 +34,17 @@ struct GemmLaunch {
 cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& variant, int bits,
                      const GemmLaunch& l, const std::vector<cl_event>& wait);
 
+// gemm_transpose (kernels/gemm_transpose.cl), one variant per element
+// size: BITS 16, 32, 64.
+const Family& gemm_transpose_family();
+// Enqueues T[z] = X[z]^T for a rows x cols row-major X (leading dimension
+// ld, product z at offset + z * stride, or batch_offsets[3z + which] where
+// per_batch), T packed cols x rows per product; returns its event.
+cl_event launch_transpose(cl_command_queue queue, cl_kernel kernel, std::size_t rows,
+                          std::size_t cols, cl_mem x, std::size_t offset, std::size_t ld,
+                          std::size_t stride, cl_mem batch_offsets, int which, bool per_batch,
+                          cl_mem t, std::size_t batch, const std::vector<cl_event>& wait);
+
 // IEEE 754 binary16 <-> float, rounding to nearest even.
 float half_to_float(cl_half h);
 cl_half float_to_half(float f);
