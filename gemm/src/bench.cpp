@@ -21,44 +21,9 @@ const char* precision_word(int bits) {
 }
 bool trans(Transpose t) { return t != Transpose::kNo; }
 
-// The stored operand's rows and columns, and its least leading dimension.
-struct Layout2 {
-  std::size_t rows, cols, ld;
-};
-Layout2 stored(Layout l, bool t, std::size_t r, std::size_t c) {
-  Layout2 s{t ? c : r, t ? r : c, 0};
-  s.ld = std::max<std::size_t>(1, l == Layout::kRowMajor ? s.cols : s.rows);
-  return s;
-}
-std::size_t at(Layout l, const Layout2& s, std::size_t r, std::size_t c) {
-  return l == Layout::kRowMajor ? r * s.ld + c : c * s.ld + r;
-}
-
-double get(const std::vector<unsigned char>& bytes, int bits, std::size_t i) {
-  if (bits == 64) {
-    double d;
-    std::memcpy(&d, &bytes[i * 8], 8);
-    return d;
-  }
-  if (bits == 32) {
-    float f;
-    std::memcpy(&f, &bytes[i * 4], 4);
-    return f;
-  }
-  cl_half h;
-  std::memcpy(&h, &bytes[i * 2], 2);
-  return detail::half_to_float(h);
-}
-void set(std::vector<unsigned char>& bytes, int bits, std::size_t i, double x) {
-  if (bits == 64) {
-    std::memcpy(&bytes[i * 8], &x, 8);
-  } else if (bits == 32) {
-    const float f = float(x);
-    std::memcpy(&bytes[i * 4], &f, 4);
-  } else {
-    const cl_half h = detail::float_to_half(float(x));
-    std::memcpy(&bytes[i * 2], &h, 2);
-  }
+// Element (r, c) of a stored operand with the least leading dimension.
+std::size_t at(Layout l, const detail::Stored& s, std::size_t r, std::size_t c) {
+  return l == Layout::kRowMajor ? r * s.one + c : c * s.one + r;
 }
 
 template <typename T>
@@ -116,18 +81,18 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
   std::uniform_real_distribution<double> u(-1, 1);
   for (const BenchShape& shape : shapes) {
     check_problem_fits(caps, shape.m * f.batch, shape.n, shape.k, "fatcl bench");
-    const Layout2 sa = stored(f.layout, trans(f.a_transpose), shape.m, shape.k);
-    const Layout2 sb = stored(f.layout, trans(f.b_transpose), shape.k, shape.n);
-    const Layout2 sc = stored(f.layout, false, shape.m, shape.n);
+    const detail::Stored sa = detail::stored('A', f.layout, trans(f.a_transpose), shape.m, shape.k);
+    const detail::Stored sb = detail::stored('B', f.layout, trans(f.b_transpose), shape.k, shape.n);
+    const detail::Stored sc = detail::stored('C', f.layout, false, shape.m, shape.n);
     GemmCall call;
     call.m = shape.m, call.n = shape.n, call.k = shape.k;
-    call.a_ld = sa.ld, call.b_ld = sb.ld, call.c_ld = sc.ld;
+    call.a_ld = sa.one, call.b_ld = sb.one, call.c_ld = sc.one;
     call.a_stride = sa.rows * sa.cols, call.b_stride = sb.rows * sb.cols;
     call.c_stride = sc.rows * sc.cols;
     std::vector<unsigned char> ha(call.a_stride * f.batch * element),
         hb(call.b_stride * f.batch * element), hc(call.c_stride * f.batch * element);
-    for (std::size_t i = 0; i < call.a_stride * f.batch; ++i) set(ha, f.bits, i, u(rng));
-    for (std::size_t i = 0; i < call.b_stride * f.batch; ++i) set(hb, f.bits, i, u(rng));
+    for (std::size_t i = 0; i < call.a_stride * f.batch; ++i) detail::set_element(ha, f.bits, i, u(rng));
+    for (std::size_t i = 0; i < call.b_stride * f.batch; ++i) detail::set_element(hb, f.bits, i, u(rng));
     cl::Buffer a(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, ha.size(), ha.data());
     cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, hb.size(), hb.data());
     cl::Buffer c(context, CL_MEM_READ_WRITE, hc.size());
@@ -148,9 +113,9 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
           for (std::size_t p2 = 0; p2 < shape.k; ++p2) {
             const std::size_t ai = z * call.a_stride + (trans(f.a_transpose) ? at(f.layout, sa, p2, i) : at(f.layout, sa, i, p2));
             const std::size_t bi = z * call.b_stride + (trans(f.b_transpose) ? at(f.layout, sb, j, p2) : at(f.layout, sb, p2, j));
-            want += get(ha, f.bits, ai) * get(hb, f.bits, bi);
+            want += detail::element(ha, f.bits, ai) * detail::element(hb, f.bits, bi);
           }
-          const double got = get(hc, f.bits, z * call.c_stride + at(f.layout, sc, i, j));
+          const double got = detail::element(hc, f.bits, z * call.c_stride + at(f.layout, sc, i, j));
           diff += (got - want) * (got - want);
           norm += want * want;
         }

@@ -25,16 +25,6 @@ struct Arg {
   const char* name;
 };
 
-std::size_t element_bytes(int bits) { return static_cast<std::size_t>(bits) / 8; }
-
-// A buffer released at scope exit.
-struct Mem {
-  cl_mem m = nullptr;
-  ~Mem() {
-    if (m) clReleaseMemObject(m);
-  }
-};
-
 // The trial: an M x N x K product of small integers (two tiles and a
 // ragged edge in every direction, so every path of the kernel runs: whole
 // and moved tiles, guarded slices), C poisoned with NaN, compared exactly
@@ -46,77 +36,44 @@ std::string trial(const cl::Context& context, const cl::Device& device, const cl
   const std::size_t k = 2 * std::size_t(v.param("KWG")) + 1;
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> small(-2, 2);
-  std::vector<double> a(m * k), b(k * n), want(m * n, 0.0);
-  for (double& x : a) x = small(rng);
-  for (double& x : b) x = small(rng);
+  const std::size_t bytes = std::size_t(bits) / 8;
+  std::vector<unsigned char> ha(m * k * bytes), hb(k * n * bytes), hc(m * n * bytes);
+  for (std::size_t i = 0; i < m * k; ++i) set_element(ha, bits, i, small(rng));
+  for (std::size_t i = 0; i < k * n; ++i) set_element(hb, bits, i, small(rng));
+  for (std::size_t i = 0; i < m * n; ++i) set_element(hc, bits, i, std::nan(""));
+  std::vector<double> want(m * n, 0.0);
   for (std::size_t i = 0; i < m; ++i) {
     for (std::size_t p = 0; p < k; ++p) {
-      for (std::size_t j = 0; j < n; ++j) want[i * n + j] += a[i * k + p] * b[p * n + j];
-    }
-  }
-  const std::size_t bytes = element_bytes(bits);
-  auto pack = [&](const std::vector<double>& x) {
-    std::vector<unsigned char> out(x.size() * bytes);
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      if (bits == 64) {
-        std::memcpy(&out[i * 8], &x[i], 8);
-      } else if (bits == 32) {
-        const float f = static_cast<float>(x[i]);
-        std::memcpy(&out[i * 4], &f, 4);
-      } else {
-        const cl_half h = x[i] != x[i] ? cl_half(0x7e00) : float_to_half(static_cast<float>(x[i]));
-        std::memcpy(&out[i * 2], &h, 2);
+      for (std::size_t j = 0; j < n; ++j) {
+        want[i * n + j] += element(ha, bits, i * k + p) * element(hb, bits, p * n + j);
       }
     }
-    return out;
-  };
-  std::vector<unsigned char> ha = pack(a), hb = pack(b),
-                             hc = pack(std::vector<double>(m * n, std::nan("")));
-  cl_int err = CL_SUCCESS;
-  Mem da, db, dc, dummy;
-  da.m = clCreateBuffer(context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, ha.size(), ha.data(), &err);
-  if (err != CL_SUCCESS) return "clCreateBuffer(A) failed: " + std::to_string(err);
-  db.m = clCreateBuffer(context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, hb.size(), hb.data(), &err);
-  if (err != CL_SUCCESS) return "clCreateBuffer(B) failed: " + std::to_string(err);
-  dc.m = clCreateBuffer(context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, hc.size(), hc.data(), &err);
-  if (err != CL_SUCCESS) return "clCreateBuffer(C) failed: " + std::to_string(err);
-  dummy.m = clCreateBuffer(context(), CL_MEM_READ_ONLY, 16, nullptr, &err);
-  if (err != CL_SUCCESS) return "clCreateBuffer(batch arguments) failed: " + std::to_string(err);
-  cl_command_queue queue = clCreateCommandQueue(context(), device(), 0, &err);
-  if (err != CL_SUCCESS) return "clCreateCommandQueue failed: " + std::to_string(err);
-  std::string failure;
+  }
   try {
+    const cl::CommandQueue queue = queue_for(context, device);
+    cl_int err = CL_SUCCESS;
+    const cl::Buffer da(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, ha.size(), ha.data(), &err);
+    check_cl(err, "clCreateBuffer(A)");
+    const cl::Buffer db(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, hb.size(), hb.data(), &err);
+    check_cl(err, "clCreateBuffer(B)");
+    const cl::Buffer dc(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, hc.size(), hc.data(), &err);
+    check_cl(err, "clCreateBuffer(C)");
+    const cl::Buffer unused(context, CL_MEM_READ_ONLY, 16, nullptr, &err);
+    check_cl(err, "clCreateBuffer(the batch arguments)");
     GemmLaunch l;
     l.m = m, l.n = n, l.k = k;
-    l.a = da.m, l.b = db.m, l.c = dc.m;
+    l.a = da(), l.b = db(), l.c = dc();
     l.a_ld = k, l.b_ld = n, l.c_ld = n;
-    l.batch_offsets = dummy.m, l.batch_scalars = dummy.m;
-    cl_event done = launch_gemm(queue, kernel(), v, bits, l, {});
-    err = clWaitForEvents(1, &done);
-    clReleaseEvent(done);
-    if (err != CL_SUCCESS) failure = "the launch did not complete: " + std::to_string(err);
-    if (failure.empty()) {
-      err = clEnqueueReadBuffer(queue, dc.m, CL_TRUE, 0, hc.size(), hc.data(), 0, nullptr, nullptr);
-      if (err != CL_SUCCESS) failure = "clEnqueueReadBuffer(C) failed: " + std::to_string(err);
-    }
+    l.batch_offsets = l.batch_scalars = unused();
+    const cl::Event done(launch_gemm(queue(), kernel(), v, bits, l, {}), false);
+    check_cl(done.wait(), "waiting for the trial launch");
+    check_cl(queue.enqueueReadBuffer(dc, CL_TRUE, 0, hc.size(), hc.data()),
+             "clEnqueueReadBuffer(C)");
   } catch (const Error& e) {
-    failure = e.what();
+    return e.what();
   }
-  clReleaseCommandQueue(queue);
-  if (!failure.empty()) return failure;
   for (std::size_t i = 0; i < m * n; ++i) {
-    double got = 0;
-    if (bits == 64) {
-      std::memcpy(&got, &hc[i * 8], 8);
-    } else if (bits == 32) {
-      float f;
-      std::memcpy(&f, &hc[i * 4], 4);
-      got = f;
-    } else {
-      cl_half h;
-      std::memcpy(&h, &hc[i * 2], 2);
-      got = half_to_float(h);
-    }
+    const double got = element(hc, bits, i);
     if (!(got == want[i])) {
       return "wrong result: C[" + std::to_string(i / n) + "][" + std::to_string(i % n) + "] = " +
              std::to_string(got) + ", expected " + std::to_string(want[i]) + " (" +
@@ -278,6 +235,34 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
                std::to_string(mdimc) + " work-groups, " + std::to_string(l.batch) +
                (l.batch == 1 ? " product)" : " products)"));
   return done;
+}
+
+double element(const std::vector<unsigned char>& bytes, int bits, std::size_t i) {
+  if (bits == 64) {
+    double d;
+    std::memcpy(&d, &bytes[i * 8], 8);
+    return d;
+  }
+  if (bits == 32) {
+    float f;
+    std::memcpy(&f, &bytes[i * 4], 4);
+    return f;
+  }
+  cl_half h;
+  std::memcpy(&h, &bytes[i * 2], 2);
+  return half_to_float(h);
+}
+
+void set_element(std::vector<unsigned char>& bytes, int bits, std::size_t i, double x) {
+  if (bits == 64) {
+    std::memcpy(&bytes[i * 8], &x, 8);
+  } else if (bits == 32) {
+    const float f = float(x);
+    std::memcpy(&bytes[i * 4], &f, 4);
+  } else {
+    const cl_half h = float_to_half(float(x));
+    std::memcpy(&bytes[i * 2], &h, 2);
+  }
 }
 
 float half_to_float(cl_half h) {

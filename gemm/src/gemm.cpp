@@ -18,6 +18,15 @@
 #include "launch.hpp"
 
 namespace fatcl {
+
+detail::Stored detail::stored(char name, Layout layout, bool trans, std::size_t rows,
+                              std::size_t cols) {
+  Stored s{name, trans ? cols : rows, trans ? rows : cols, 0, 0};
+  s.one = layout == Layout::kRowMajor ? s.cols : s.rows;
+  s.two = layout == Layout::kRowMajor ? s.rows : s.cols;
+  return s;
+}
+
 namespace {
 
 thread_local std::string g_message;
@@ -47,10 +56,6 @@ struct Request {
   cl_command_queue* queue = nullptr;
   cl_event* event = nullptr;
 };
-
-const char* precision_name(int bits) {
-  return bits == 64 ? "double" : bits == 16 ? "half" : "single";
-}
 
 bool transposed(Transpose t) { return t != Transpose::kNo; }
 
@@ -110,18 +115,8 @@ std::optional<std::size_t> needed(std::size_t offset, std::size_t ld, std::size_
   return offset + ld * (two - 1) + one;
 }
 
-// An operand as stored: its rows and columns and, in the call's layout, the
-// extent along its leading dimension (`one`) and across it (`two`).
-struct Stored {
-  char name;
-  std::size_t rows, cols, one, two;
-};
-Stored stored(char name, Layout layout, bool trans, std::size_t rows, std::size_t cols) {
-  Stored s{name, trans ? cols : rows, trans ? rows : cols, 0, 0};
-  s.one = layout == Layout::kRowMajor ? s.cols : s.rows;
-  s.two = layout == Layout::kRowMajor ? s.rows : s.cols;
-  return s;
-}
+using detail::stored;
+using detail::Stored;
 
 std::string shape(const Stored& s) {
   return std::to_string(s.rows) + "x" + std::to_string(s.cols);
@@ -245,52 +240,52 @@ std::optional<Failure> check(const Request& r, const DeviceFacts& facts) {
                       StatusCode::kInsufficientMemoryC);
 }
 
+// The program kept under `key`, else the one load() gives for `options`,
+// then kept. With the kept state's mutex held.
+Chosen kept_or_loaded(Kept& all, const ChoiceKey& key, cl_context context, cl_device_id device,
+                      const Family& family, const LoadOptions& options) {
+  if (auto it = all.choices.find(key); it != all.choices.end()) return it->second;
+  const LoadedKernel loaded =
+      load(cl::Context(context, true), cl::Device(device, true), family, options);
+  return all.choices.emplace(key, Chosen{loaded.program, loaded.variant}).first->second;
+}
+
 // The program for this product: chosen by the loader for the device,
-// precision, form and shape (its tuning entries, else its ranking), built
-// on first use and kept.
+// precision, form and shape (its tuning entries, else its ranking), or the
+// variant OverrideVariant forces; built on first use and kept.
 Chosen choose(cl_context context, cl_device_id device, int bits, bool a_trans, bool b_trans,
               std::size_t m, std::size_t n, std::size_t k, std::size_t batch) {
-  const std::string form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
-  Kept& all = kept();
-  std::lock_guard<std::mutex> lock(all.mutex);
-  std::string forced;
-  int forced_tier = -1;
-  if (auto it = all.overrides.find({device, bits}); it != all.overrides.end()) {
-    forced = it->second.first;
-    if (it->second.second) forced_tier = int(*it->second.second);
-  }
-  const ChoiceKey key{context,       device,        bits,          form,   size_class(m),
-                      size_class(n), size_class(k), size_class(batch), forced, forced_tier};
-  if (auto it = all.choices.find(key); it != all.choices.end()) return it->second;
   LoadOptions options;
   options.problem = {m, n, k, batch};
-  options.form = form;
-  const Family& family = gemm_family(bits);
+  options.form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
+  Kept& all = kept();
+  std::lock_guard<std::mutex> lock(all.mutex);
   if (auto it = all.overrides.find({device, bits}); it != all.overrides.end()) {
     options.variant = it->second.first;
     options.tier = it->second.second;
   }
-  const LoadedKernel loaded =
-      load(cl::Context(context, true), cl::Device(device, true), family, options);
-  Chosen chosen{loaded.program, loaded.variant};
-  all.choices.emplace(key, chosen);
-  return chosen;
+  const ChoiceKey key{context,
+                      device,
+                      bits,
+                      options.form,
+                      size_class(m),
+                      size_class(n),
+                      size_class(k),
+                      size_class(batch),
+                      options.variant,
+                      options.tier ? int(*options.tier) : -1};
+  return kept_or_loaded(all, key, context, device, gemm_family(bits), options);
 }
 
-// The B^T packing kernel for `bits`-bit elements, built on first use and
-// kept like the products' programs.
+// The packing kernel for `bits`-bit elements, built on first use and kept
+// like the products' programs.
 Chosen choose_transpose(cl_context context, cl_device_id device, int bits) {
-  Kept& all = kept();
-  std::lock_guard<std::mutex> lock(all.mutex);
-  const ChoiceKey key{context, device, bits, "transpose", 0, 0, 0, 0, "", -1};
-  if (auto it = all.choices.find(key); it != all.choices.end()) return it->second;
   LoadOptions options;
   options.variant = "gemm_transpose_BITS" + std::to_string(bits);
-  const LoadedKernel loaded = load(cl::Context(context, true), cl::Device(device, true),
-                                   detail::gemm_transpose_family(), options);
-  Chosen chosen{loaded.program, loaded.variant};
-  all.choices.emplace(key, chosen);
-  return chosen;
+  Kept& all = kept();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  const ChoiceKey key{context, device, bits, "transpose", 0, 0, 0, 0, options.variant, -1};
+  return kept_or_loaded(all, key, context, device, detail::gemm_transpose_family(), options);
 }
 
 cl_mem placeholder(cl_context context) {
@@ -402,7 +397,14 @@ StatusCode run(Request r) {
   l.a_offset = r.a_offset, l.b_offset = r.b_offset, l.c_offset = r.c_offset;
   l.a_stride = r.a_stride, l.b_stride = r.b_stride, l.c_stride = r.c_stride;
   std::optional<HostCopy> offsets, scalars, given_offsets;
-  std::vector<cl_event> last;
+  // The launches the next one waits for (owned: released however the call
+  // ends), and their handles for a wait list.
+  std::vector<cl::Event> last;
+  auto waits = [&last] {
+    std::vector<cl_event> handles;
+    for (const cl::Event& e : last) handles.push_back(e());
+    return handles;
+  };
   // A point that reads an operand from global memory takes its transpose
   // packed by a pass first (its loads run along K for A and along N for B,
   // which A^T and B^T do not hold contiguously); the passes are part of the
@@ -438,8 +440,9 @@ StatusCode run(Request r) {
       check_cl(err, std::string("clCreateBuffer(") + (which ? "B" : "A") + "^T packed, " +
                         std::to_string(bytes) + " bytes)");
       packed.emplace_back(mem, false);
-      last.push_back(detail::launch_transpose(queue, tk, cols, rows, x, offset, ld, stride, given,
-                                              which, r.batched, mem, r.batch, {}));
+      last.emplace_back(detail::launch_transpose(queue, tk, cols, rows, x, offset, ld, stride,
+                                                 given, which, r.batched, mem, r.batch, {}),
+                        false);
       for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i + which] = cl_long(i * per);
       return mem;
     };
@@ -478,15 +481,14 @@ StatusCode run(Request r) {
     l.k_begin = k0;
     l.k = std::min(facts.k_per_launch, k_used - k0);
     l.accumulate = k0 > 0;
-    cl_event done = detail::launch_gemm(queue, kernel, chosen.variant, r.bits, l, last);
-    for (cl_event e : last) clReleaseEvent(e);
+    const cl::Event done(detail::launch_gemm(queue, kernel, chosen.variant, r.bits, l, waits()),
+                         false);
     last = {done};
     k0 += l.k;
   } while (k0 < k_used);
   if (r.event) {
-    *r.event = last.front();
-  } else {
-    clReleaseEvent(last.front());
+    check_cl(clRetainEvent(last.front()()), "clRetainEvent");
+    *r.event = last.front()();
   }
   return StatusCode::kSuccess;
 }

@@ -45,6 +45,20 @@ cl_event launch_transpose(cl_command_queue queue, cl_kernel kernel, std::size_t 
                           std::size_t stride, cl_mem batch_offsets, int which, bool per_batch,
                           cl_mem t, std::size_t batch, const std::vector<cl_event>& wait);
 
+// An operand of `rows` x `cols` as a call stores it (the transpose where
+// `trans`): its rows and columns and, in `layout`, its extent along its
+// leading dimension (`one`) and across it (`two`).
+struct Stored {
+  char name;
+  std::size_t rows, cols, one, two;
+};
+Stored stored(char name, Layout layout, bool trans, std::size_t rows, std::size_t cols);
+
+// Element i of a host copy of `bits`-bit elements, read and written as a
+// double (half through float, rounding to nearest even).
+double element(const std::vector<unsigned char>& bytes, int bits, std::size_t i);
+void set_element(std::vector<unsigned char>& bytes, int bits, std::size_t i, double x);
+
 // IEEE 754 binary16 <-> float, rounding to nearest even.
 float half_to_float(cl_half h);
 cl_half float_to_half(float f);
