@@ -54,6 +54,81 @@ std::string run_fatcl(cl_command_queue q, const GemmForm& f, const GemmCall& c) 
   return s == StatusCode::kSuccess ? "" : std::string(to_string(s)) + ": " + GemmMessage();
 }
 
+// One size's operands, on the device and on the host, stored for the form
+// with the least leading dimensions, products one after the other; the
+// random values the same for every form of the size (a form reads them as
+// its layout and transposes say).
+struct Problem {
+  BenchShape shape;
+  std::size_t batch;
+  int bits;
+  std::vector<unsigned char> ha, hb, hc;
+  cl::Buffer a, b, c;
+  GemmCall call;  // for the last form set()
+  const cl::CommandQueue& queue;
+  detail::Stored sa{}, sb{}, sc{};
+
+  Problem(const cl::Context& context, const cl::CommandQueue& q, const GemmForm& f,
+          const BenchShape& s, std::mt19937& rng)
+      : shape(s), batch(f.batch), bits(f.bits), queue(q) {
+    const std::size_t element = std::size_t(bits) / 8;
+    const std::size_t na = s.m * s.k * batch, nb = s.k * s.n * batch, nc = s.m * s.n * batch;
+    ha.resize(na * element), hb.resize(nb * element), hc.resize(nc * element);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (std::size_t i = 0; i < na; ++i) detail::set_element(ha, bits, i, u(rng));
+    for (std::size_t i = 0; i < nb; ++i) detail::set_element(hb, bits, i, u(rng));
+    a = cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, ha.size(), ha.data());
+    b = cl::Buffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, hb.size(), hb.data());
+    c = cl::Buffer(context, CL_MEM_READ_WRITE, hc.size());
+    set(f);
+  }
+
+  // The call of `f` (its layout and transposes) on these buffers.
+  void set(const GemmForm& f) {
+    sa = detail::stored('A', f.layout, trans(f.a_transpose), shape.m, shape.k);
+    sb = detail::stored('B', f.layout, trans(f.b_transpose), shape.k, shape.n);
+    sc = detail::stored('C', f.layout, false, shape.m, shape.n);
+    call.m = shape.m, call.n = shape.n, call.k = shape.k;
+    call.a_ld = sa.one, call.b_ld = sb.one, call.c_ld = sc.one;
+    call.a_stride = sa.rows * sa.cols, call.b_stride = sb.rows * sb.cols;
+    call.c_stride = sc.rows * sc.cols;
+    call.a = a(), call.b = b(), call.c = c();
+  }
+
+  // C's relative error (root of the summed squares over those of the
+  // reference) on sampled rows of the first and the last product, against
+  // a double-precision reference; infinity where any is NaN.
+  double error(const GemmForm& f) {
+    queue.enqueueReadBuffer(c, CL_TRUE, 0, hc.size(), hc.data());
+    std::vector<std::pair<std::size_t, std::size_t>> rows;  // (product, row)
+    for (std::size_t z : {std::size_t(0), batch - 1}) {
+      for (std::size_t i = 0; i < std::min<std::size_t>(shape.m, 4); ++i) {
+        rows.push_back({z, (i * 7919) % shape.m});
+      }
+    }
+    double diff = 0, norm = 0;
+    for (const auto& [z, i] : rows) {
+      for (std::size_t j = 0; j < shape.n; ++j) {
+        double want = 0;
+        for (std::size_t p = 0; p < shape.k; ++p) {
+          const std::size_t ai = z * call.a_stride + (trans(f.a_transpose) ? at(f.layout, sa, p, i)
+                                                                            : at(f.layout, sa, i, p));
+          const std::size_t bi = z * call.b_stride + (trans(f.b_transpose) ? at(f.layout, sb, j, p)
+                                                                            : at(f.layout, sb, p, j));
+          want += detail::element(ha, bits, ai) * detail::element(hb, bits, bi);
+        }
+        const double got = detail::element(hc, bits, z * call.c_stride + at(f.layout, sc, i, j));
+        diff += (got - want) * (got - want);
+        norm += want * want;
+      }
+    }
+    const double e = std::sqrt(diff / std::max(norm, 1e-300));
+    return std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
+  }
+};
+
+double tolerance(int bits) { return bits == 64 ? 1e-12 : bits == 32 ? kMatmulTolerance : 2e-3; }
+
 }  // namespace
 
 std::string GemmForm::describe() const {
@@ -71,72 +146,46 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
   report.form = o.form;
   const GemmForm& f = o.form;
   const std::vector<BenchShape> shapes = o.shapes.empty() ? default_shapes(caps) : o.shapes;
-  const std::size_t element = std::size_t(f.bits) / 8;
   const cl::CommandQueue queue(context, device);
   const Family& family = gemm_family(f.bits);
   const Plan p = plan(family.manifest(), caps, {}, family.description().ranking);
   // The variants that fit the device, each once.
-  const std::vector<const Variant*> variants = o.variants ? p.variants() : std::vector<const Variant*>{};
-  std::mt19937 rng(std::random_device{}());
-  std::uniform_real_distribution<double> u(-1, 1);
-  for (const BenchShape& shape : shapes) {
-    check_problem_fits(caps, shape.m * f.batch, shape.n, shape.k, "fatcl bench");
-    const detail::Stored sa = detail::stored('A', f.layout, trans(f.a_transpose), shape.m, shape.k);
-    const detail::Stored sb = detail::stored('B', f.layout, trans(f.b_transpose), shape.k, shape.n);
-    const detail::Stored sc = detail::stored('C', f.layout, false, shape.m, shape.n);
-    GemmCall call;
-    call.m = shape.m, call.n = shape.n, call.k = shape.k;
-    call.a_ld = sa.one, call.b_ld = sb.one, call.c_ld = sc.one;
-    call.a_stride = sa.rows * sa.cols, call.b_stride = sb.rows * sb.cols;
-    call.c_stride = sc.rows * sc.cols;
-    std::vector<unsigned char> ha(call.a_stride * f.batch * element),
-        hb(call.b_stride * f.batch * element), hc(call.c_stride * f.batch * element);
-    for (std::size_t i = 0; i < call.a_stride * f.batch; ++i) detail::set_element(ha, f.bits, i, u(rng));
-    for (std::size_t i = 0; i < call.b_stride * f.batch; ++i) detail::set_element(hb, f.bits, i, u(rng));
-    cl::Buffer a(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, ha.size(), ha.data());
-    cl::Buffer b(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, hb.size(), hb.data());
-    cl::Buffer c(context, CL_MEM_READ_WRITE, hc.size());
-    call.a = a(), call.b = b(), call.c = c();
-    // Sampled rows of the first and the last product, in double.
-    std::vector<std::pair<std::size_t, std::size_t>> rows;  // (product, row)
-    for (std::size_t z : {std::size_t(0), f.batch - 1}) {
-      for (std::size_t i = 0; i < std::min<std::size_t>(shape.m, 4); ++i) {
-        rows.push_back({z, (i * 7919) % shape.m});
+  // The (variant, tier) pairs to force: each variant once in the loader's
+  // order, or in each asked tier the device takes it in.
+  std::vector<std::pair<const Variant*, std::optional<Tier>>> forced;
+  if (o.variants && o.tiers.empty()) {
+    for (const Variant* v : p.variants()) forced.push_back({v, std::nullopt});
+  } else if (o.variants) {
+    for (const Candidate& c : p.chain) {
+      if (std::find(o.tiers.begin(), o.tiers.end(), c.tier) != o.tiers.end()) {
+        forced.push_back({c.variant, c.tier});
       }
     }
-    auto error_of = [&]() {
-      queue.enqueueReadBuffer(c, CL_TRUE, 0, hc.size(), hc.data());
-      double diff = 0, norm = 0;
-      for (const auto& [z, i] : rows) {
-        for (std::size_t j = 0; j < shape.n; ++j) {
-          double want = 0;
-          for (std::size_t p2 = 0; p2 < shape.k; ++p2) {
-            const std::size_t ai = z * call.a_stride + (trans(f.a_transpose) ? at(f.layout, sa, p2, i) : at(f.layout, sa, i, p2));
-            const std::size_t bi = z * call.b_stride + (trans(f.b_transpose) ? at(f.layout, sb, j, p2) : at(f.layout, sb, p2, j));
-            want += detail::element(ha, f.bits, ai) * detail::element(hb, f.bits, bi);
-          }
-          const double got = detail::element(hc, f.bits, z * call.c_stride + at(f.layout, sc, i, j));
-          diff += (got - want) * (got - want);
-          norm += want * want;
-        }
-      }
-      const double e = std::sqrt(diff / std::max(norm, 1e-300));
-      return std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
-    };
-    const double tolerance = f.bits == 64 ? 1e-12 : f.bits == 32 ? kMatmulTolerance : 2e-3;
+  }
+  std::mt19937 rng(std::random_device{}());
+  for (const BenchShape& shape : shapes) {
+    check_problem_fits(caps, shape.m * f.batch, shape.n, shape.k, "fatcl bench");
+    Problem problem(context, queue, f, shape, rng);
+    const GemmCall& call = problem.call;
+    const cl::Buffer& c = problem.c;
+    const std::size_t c_bytes = problem.hc.size();
+    auto error_of = [&] { return problem.error(f); };
     const double flop = shape.flop() * double(f.batch);
     GemmBenchRow row;
     row.shape = shape;
     auto measure = [&](GemmBenchEntry e, const std::function<std::string()>& run) {
-      if (o.progress) o.progress(shape.label() + ": " + (e.variant.empty() ? e.kernel : e.variant));
+      if (o.progress) {
+        o.progress(shape.label() + ": " + (e.variant.empty() ? e.kernel : e.variant) +
+                   (e.tier ? std::string(" (") + to_string(*e.tier) + ")" : ""));
+      }
       const cl_uchar poison = 0xff;  // NaN in every precision
-      queue.enqueueFillBuffer(c, poison, 0, hc.size());
+      queue.enqueueFillBuffer(c, poison, 0, c_bytes);
       queue.finish();
       e.failure = run();
       if (e.failure.empty()) {
         queue.finish();
         e.relative_error = error_of();
-        e.ok = e.relative_error <= tolerance;
+        e.ok = e.relative_error <= tolerance(f.bits);
         e.ms = median_ms(queue, [&] { run(); }, o.repetitions);
         e.gflops = flop / e.ms / 1e6;
       }
@@ -145,14 +194,20 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
     cl_command_queue q = queue();
     cl_device_id id = device();
     OverrideVariant(id, f.bits, "");
-    measure({"auto", "", 0, 0, 0, false, ""}, [&] { return run_fatcl(q, f, call); });
-    for (const Variant* v : variants) {
-      OverrideVariant(id, f.bits, v->name);
-      measure({"variant", v->name, 0, 0, 0, false, ""}, [&] { return run_fatcl(q, f, call); });
+    auto entry = [](const std::string& kernel, const std::string& variant,
+                    std::optional<Tier> tier) {
+      GemmBenchEntry e;
+      e.kernel = kernel, e.variant = variant, e.tier = tier;
+      return e;
+    };
+    measure(entry("auto", "", std::nullopt), [&] { return run_fatcl(q, f, call); });
+    for (const auto& [v, tier] : forced) {
+      OverrideVariant(id, f.bits, v->name, tier);
+      measure(entry("variant", v->name, tier), [&] { return run_fatcl(q, f, call); });
     }
     OverrideVariant(id, f.bits, "");
     for (const GemmExternal& x : o.external) {
-      measure({x.name, "", 0, 0, 0, false, ""}, [&] { return x.run(q, f, call); });
+      measure(entry(x.name, "", std::nullopt), [&] { return x.run(q, f, call); });
     }
     for (const GemmBenchEntry& e : row.entries) {
       if (!e.ok) continue;
@@ -175,7 +230,8 @@ std::string GemmBenchReport::to_text() const {
     out += r.shape.label() + ":\n";
     double auto_gflops = 0;
     for (const GemmBenchEntry& e : r.entries) {
-      const std::string name = e.kernel == "variant" ? e.variant : e.kernel;
+      const std::string name = (e.kernel == "variant" ? e.variant : e.kernel) +
+                               (e.tier ? std::string(" (") + to_string(*e.tier) + ")" : "");
       if (!e.failure.empty()) {
         out += "  " + name + ": failed: " + e.failure + "\n";
         continue;
@@ -218,6 +274,7 @@ std::string GemmBenchReport::to_json() const {
       if (e.kernel == "auto" && e.ok) auto_gflops = e.gflops;
       s["results"].push_back({{"kernel", e.kernel},
                               {"variant", e.variant},
+                              {"tier", e.tier ? to_string(*e.tier) : ""},
                               {"ms", e.ms},
                               {"gflops", e.gflops},
                               {"relative_error", e.relative_error},
@@ -230,6 +287,202 @@ std::string GemmBenchReport::to_json() const {
     j["sizes"].push_back(s);
   }
   return j.dump(2) + "\n";
+}
+
+GemmFormsReport run_gemm_forms_bench(const cl::Context& context, const cl::Device& device,
+                                     const GemmFormsOptions& o) {
+  const DeviceCaps caps = DeviceCaps::query(device);
+  GemmFormsReport report;
+  report.device = caps.device_name;
+  report.bits = o.bits;
+  report.batch = o.batch;
+  std::vector<GemmForm> forms;
+  for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
+    for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
+      for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+        GemmForm f;
+        f.bits = o.bits, f.batch = o.batch, f.layout = l, f.a_transpose = ta, f.b_transpose = tb;
+        forms.push_back(f);
+      }
+    }
+  }
+  const std::vector<BenchShape> shapes = o.shapes.empty() ? default_shapes(caps) : o.shapes;
+  const cl::CommandQueue queue(context, device);
+  cl_command_queue q = queue();
+  OverrideVariant(device(), o.bits, "");
+  std::mt19937 rng(std::random_device{}());
+  for (const BenchShape& shape : shapes) {
+    check_problem_fits(caps, shape.m * o.batch, shape.n, shape.k, "fatcl bench");
+    Problem problem(context, queue, forms.front(), shape, rng);
+    GemmFormsRow row;
+    row.shape = shape;
+    std::vector<std::function<std::string()>> runs;  // per timing, the call as it is made
+    auto add = [&](const GemmForm& f, const std::string& kernel,
+                   const std::function<std::string(const GemmCall&)>& run) {
+      problem.set(f);
+      const GemmCall call = problem.call;
+      GemmFormTiming t;
+      t.form = f;
+      t.kernel = kernel;
+      if (o.progress) o.progress(shape.label() + ": " + kernel + ", " + f.describe());
+      const cl_uchar poison = 0xff;  // NaN in every precision
+      queue.enqueueFillBuffer(problem.c, poison, 0, problem.hc.size());
+      queue.finish();
+      t.failure = run(call);
+      if (t.failure.empty()) {
+        queue.finish();
+        t.relative_error = problem.error(f);
+        t.ok = t.relative_error <= tolerance(f.bits);
+      }
+      runs.push_back([run, call] { return run(call); });
+      row.timings.push_back(t);
+    };
+    for (const GemmForm& f : forms) {
+      add(f, "auto", [q, f](const GemmCall& c) { return run_fatcl(q, f, c); });
+    }
+    for (const GemmExternal& x : o.external) {
+      for (const GemmForm& f : forms) {
+        add(f, x.name, [q, f, x](const GemmCall& c) { return x.run(q, f, c); });
+      }
+    }
+    std::vector<std::function<void()>> timed;
+    std::vector<std::size_t> which;
+    for (std::size_t i = 0; i < row.timings.size(); ++i) {
+      if (!row.timings[i].ok) continue;
+      timed.push_back([&runs, i] { runs[i](); });
+      which.push_back(i);
+    }
+    if (o.progress) o.progress(shape.label() + ": timing " + std::to_string(timed.size()) + " calls in turn");
+    const std::vector<double> ms = interleaved_median_ms(queue, timed, o.repetitions);
+    const double flop = shape.flop() * double(o.batch);
+    for (std::size_t i = 0; i < which.size(); ++i) {
+      GemmFormTiming& t = row.timings[which[i]];
+      t.ms = ms[i];
+      t.gflops = flop / t.ms / 1e6;
+    }
+    report.rows.push_back(std::move(row));
+  }
+  return report;
+}
+
+namespace {
+std::string form_label(const GemmForm& f) {
+  return std::string(f.layout == Layout::kRowMajor ? "row" : "col") + " " +
+         (trans(f.a_transpose) ? "T" : "N") + (trans(f.b_transpose) ? "T" : "N");
+}
+}  // namespace
+
+std::string GemmFormsReport::to_text() const {
+  std::string out = "GEMM in every layout and op(A), op(B): " + std::string(precision_word(bits)) +
+                    (batch > 1 ? ", " + std::to_string(batch) + " products (strided batch)" : "") +
+                    ", on " + device +
+                    " (alpha 1, beta 0; automatic choice; median, timed in turn)\n";
+  char line[512];
+  for (const GemmFormsRow& r : rows) {
+    out += r.shape.label() + ":\n";
+    const GemmFormTiming& base = r.timings.front();
+    double worst = 0;
+    std::string worst_form;
+    for (const GemmFormTiming& t : r.timings) {
+      if (t.kernel != "auto") continue;
+      const GemmFormTiming* ext = nullptr;
+      for (const GemmFormTiming& x : r.timings) {
+        if (x.kernel != "auto" && form_label(x.form) == form_label(t.form)) ext = &x;
+      }
+      if (!t.failure.empty() || !t.ok) {
+        out += "  " + form_label(t.form) + ": " +
+               (t.failure.empty() ? "WRONG (error " + std::to_string(t.relative_error) + ")"
+                                  : "failed: " + t.failure) +
+               "\n";
+        continue;
+      }
+      const double cost = base.ok ? t.ms / base.ms : 0;
+      if (cost > worst) worst = cost, worst_form = form_label(t.form);
+      std::snprintf(line, sizeof line, "  %s  fatcl %10.3f ms %10.1f GFLOP/s  time / row NN %.3f",
+                    form_label(t.form).c_str(), t.ms, t.gflops, cost);
+      out += line;
+      if (ext && ext->ok) {
+        std::snprintf(line, sizeof line, "   %s %10.1f GFLOP/s  fatcl / %s %.2fx", ext->kernel.c_str(),
+                      ext->gflops, ext->kernel.c_str(), t.gflops / ext->gflops);
+        out += line;
+      } else if (ext) {
+        out += "   " + ext->kernel + ": " + (ext->failure.empty() ? "WRONG" : "failed: " + ext->failure);
+      }
+      out += "\n";
+    }
+    if (worst > 0) {
+      std::snprintf(line, sizeof line, "  costliest form: %s, %+.1f %% time against row NN\n",
+                    worst_form.c_str(), (worst - 1) * 100);
+      out += line;
+    }
+  }
+  return out;
+}
+
+std::string GemmFormsReport::to_json() const {
+  nlohmann::json j;
+  j["device"] = device;
+  j["precision"] = precision_word(bits);
+  j["batch"] = batch;
+  j["sizes"] = nlohmann::json::array();
+  for (const GemmFormsRow& r : rows) {
+    nlohmann::json s;
+    s["size"] = r.shape.label();
+    s["m"] = r.shape.m, s["n"] = r.shape.n, s["k"] = r.shape.k;
+    s["results"] = nlohmann::json::array();
+    const GemmFormTiming& base = r.timings.front();
+    for (const GemmFormTiming& t : r.timings) {
+      nlohmann::json e{{"kernel", t.kernel},
+                       {"layout", t.form.layout == Layout::kRowMajor ? "row" : "col"},
+                       {"transA", trans(t.form.a_transpose)},
+                       {"transB", trans(t.form.b_transpose)},
+                       {"ms", t.ms},
+                       {"gflops", t.gflops},
+                       {"relative_error", t.relative_error},
+                       {"ok", t.ok},
+                       {"failure", t.failure}};
+      if (t.kernel == "auto" && t.ok && base.ok) e["time_vs_row_nn"] = t.ms / base.ms;
+      s["results"].push_back(e);
+    }
+    j["sizes"].push_back(s);
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string gemm_tuning_form(const GemmForm& f) {
+  bool a = trans(f.a_transpose), b = trans(f.b_transpose);
+  if (f.layout == Layout::kColMajor) std::swap(a, b);
+  return std::string(a ? "T" : "N") + (b ? "T" : "N");
+}
+
+std::vector<std::size_t> gemm_tuning_problem(const GemmForm& f, std::size_t m, std::size_t n,
+                                             std::size_t k) {
+  if (f.layout == Layout::kColMajor) std::swap(m, n);
+  return {m, n, k, f.batch};
+}
+
+std::optional<TuningEntry> gemm_tuning_entry(const GemmForm& form, const GemmBenchRow& row,
+                                             const DeviceCaps& caps, const std::string& who) {
+  const Family& family = gemm_family(form.bits);
+  std::vector<const GemmBenchEntry*> ran;
+  for (const GemmBenchEntry& e : row.entries) {
+    if (e.kernel == "variant" && e.tier && e.ok) ran.push_back(&e);
+  }
+  if (ran.empty()) return std::nullopt;
+  std::stable_sort(ran.begin(), ran.end(),
+                   [](const GemmBenchEntry* a, const GemmBenchEntry* b) { return a->gflops > b->gflops; });
+  TuningEntry entry =
+      measured_entry(caps, family.manifest().family, gemm_tuning_form(form),
+                     gemm_tuning_problem(form, row.shape.m, row.shape.n, row.shape.k), who);
+  for (const GemmBenchEntry* e : ran) {
+    const Variant* v = nullptr;
+    for (const Variant& x : family.manifest().variants) {
+      if (x.name == e->variant) v = &x;
+    }
+    if (!v) continue;
+    entry.ranking.push_back({e->variant, tier_sha256(family.manifest(), *v, *e->tier), *e->tier, e->gflops});
+  }
+  return entry;
 }
 
 }  // namespace fatcl

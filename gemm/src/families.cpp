@@ -14,6 +14,7 @@
 #include "gemm_transpose.hpp"
 #include "launch.hpp"
 #include "sgemm_blocked.hpp"
+#include "shipped_tuning.hpp"
 
 namespace fatcl::detail {
 namespace {
@@ -111,6 +112,7 @@ Family make_family(const EmbeddedFamily& embedded, int bits) {
   d.ranking.shape_rule =
       "the share of the tiles' work that is C's times how well the work-groups fill the "
       "compute units (one each fills them), each in quarters";
+  d.shipped_tuning_lines = kGemmShippedTuning;
   d.trial = [bits](const cl::Context& context, const cl::Device& device, const cl::Kernel& k,
                    const Variant& v) { return trial(context, device, k, v, bits); };
   return Family(embedded, std::move(d));
@@ -150,10 +152,11 @@ const Family& gemm_transpose_family() {
 cl_event launch_transpose(cl_command_queue queue, cl_kernel kernel, std::size_t rows,
                           std::size_t cols, cl_mem x, std::size_t offset, std::size_t ld,
                           std::size_t stride, cl_mem batch_offsets, int which, bool per_batch,
-                          cl_mem t, std::size_t batch, const std::vector<cl_event>& wait) {
+                          cl_mem t, std::size_t t_offset, std::size_t batch,
+                          const std::vector<cl_event>& wait) {
   const cl_int R = cl_int(rows), C = cl_int(cols), LD = cl_int(ld), W = which,
                PB = per_batch ? 1 : 0;
-  const cl_long O = cl_long(offset), S = cl_long(stride);
+  const cl_long O = cl_long(offset), S = cl_long(stride), TO = cl_long(t_offset);
   const std::vector<Arg> args{{sizeof R, &R, "rows"},
                               {sizeof C, &C, "cols"},
                               {sizeof(cl_mem), &x, "X"},
@@ -163,14 +166,20 @@ cl_event launch_transpose(cl_command_queue queue, cl_kernel kernel, std::size_t 
                               {sizeof(cl_mem), &batch_offsets, "batch_offsets"},
                               {sizeof W, &W, "which"},
                               {sizeof PB, &PB, "per_batch"},
-                              {sizeof(cl_mem), &t, "T"}};
+                              {sizeof(cl_mem), &t, "T"},
+                              {sizeof TO, &TO, "t_offset"}};
   for (cl_uint i = 0; i < args.size(); ++i) {
     check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
              std::string("clSetKernelArg(gemm_transpose, ") + args[i].name + ")");
   }
-  const std::size_t global[3] = {rows, cols, batch};
+  // Work-groups of 16 x 16 over whole blocks, dimension 0 along X's
+  // columns (kernels/gemm_transpose.cl).
+  constexpr std::size_t tile = 16;
+  const std::size_t global[3] = {(cols + tile - 1) / tile * tile, (rows + tile - 1) / tile * tile,
+                                 batch};
+  const std::size_t local[3] = {tile, tile, 1};
   cl_event done = nullptr;
-  check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, nullptr,
+  check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, local,
                                   static_cast<cl_uint>(wait.size()),
                                   wait.empty() ? nullptr : wait.data(), &done),
            "clEnqueueNDRangeKernel(gemm_transpose)");

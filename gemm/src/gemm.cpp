@@ -7,6 +7,7 @@
 #include <climits>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -55,6 +56,10 @@ struct Request {
   double alpha = 1, beta = 0;
   cl_command_queue* queue = nullptr;
   cl_event* event = nullptr;
+  cl_mem temp = nullptr;  // the caller's space for the packing passes (Gemm's temp_buffer)
+  // GemmTempBufferSize: check the arguments but the buffers, choose the
+  // kernel, and put the bytes the packing passes need here; launch nothing.
+  std::size_t* temp_size = nullptr;
 };
 
 bool transposed(Transpose t) { return t != Transpose::kNo; }
@@ -63,7 +68,8 @@ bool transposed(Transpose t) { return t != Transpose::kNo; }
 // K one launch may take; per context, device, precision, form and size
 // class, the program chosen (its kernel objects are made per call, so that
 // threads never share one); per context, a small buffer for the kernel's
-// unused batch arguments.
+// unused batch arguments; per in-order queue, the space the packing passes
+// write (Scratch).
 struct DeviceFacts {
   DeviceCaps caps;
   bool fp64 = false, fp16 = false;
@@ -77,8 +83,22 @@ struct Chosen {
 // and tier forced where OverrideVariant forces one)
 using ChoiceKey =
     std::tuple<cl_context, cl_device_id, int, std::string, int, int, int, int, std::string, int>;
+// The space an in-order queue's packing passes write, grown to the largest
+// call's need and reused: a call's passes run after the previous call's
+// product is done with it (allocating it per call cost 1 to 2 ms a call on
+// the CPU runtimes). A call holds `mutex` from its first pass to its last
+// launch, so that another thread's passes on the same queue cannot come
+// between. The queue is retained, so that its handle names no other queue
+// while kept.
+struct Scratch {
+  std::mutex mutex;
+  cl::CommandQueue queue;
+  cl::Buffer buffer;
+  std::size_t bytes = 0;
+};
 struct Kept {
   std::mutex mutex;
+  std::map<cl_command_queue, std::shared_ptr<Scratch>> scratch;
   std::map<cl_device_id, DeviceFacts> devices;
   std::map<ChoiceKey, Chosen> choices;
   std::map<cl_context, cl::Buffer> placeholders;
@@ -211,7 +231,7 @@ std::optional<Failure> check(const Request& r, const DeviceFacts& facts) {
   if (auto f = check_ld(a, r.a_ld, r.layout, StatusCode::kInvalidLeadDimA)) return f;
   if (auto f = check_ld(b, r.b_ld, r.layout, StatusCode::kInvalidLeadDimB)) return f;
   if (auto f = check_ld(c, r.c_ld, r.layout, StatusCode::kInvalidLeadDimC)) return f;
-  if (r.m == 0 || r.n == 0) return std::nullopt;
+  if (r.m == 0 || r.n == 0 || r.temp_size) return std::nullopt;
   // A and B only where they are read: some alpha is not 0 and K is not.
   bool reads = r.k > 0;
   if (reads) {
@@ -286,6 +306,45 @@ Chosen choose_transpose(cl_context context, cl_device_id device, int bits) {
   std::lock_guard<std::mutex> lock(all.mutex);
   const ChoiceKey key{context, device, bits, "transpose", 0, 0, 0, 0, options.variant, -1};
   return kept_or_loaded(all, key, context, device, detail::gemm_transpose_family(), options);
+}
+
+// `bytes` of space for the packing passes of a call on `queue`: the queue's
+// kept Scratch where it is in order (grown where it is too small), locked
+// by `hold` until the call has enqueued its launches; else a new buffer
+// held by `fresh` until the call returns (its launches keep it until they
+// are done).
+cl_mem packing_space(cl_context context, cl_command_queue queue, std::size_t bytes,
+                     cl::Buffer* fresh, std::shared_ptr<Scratch>* held,
+                     std::unique_lock<std::mutex>* hold) {
+  cl_command_queue_properties properties = 0;
+  check_cl(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties,
+                                 nullptr),
+           "clGetCommandQueueInfo(CL_QUEUE_PROPERTIES)");
+  auto make = [&] {
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+    check_cl(err, "clCreateBuffer(the packed transposes, " + std::to_string(bytes) + " bytes)");
+    return cl::Buffer(m, false);
+  };
+  if (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+    *fresh = make();
+    return (*fresh)();
+  }
+  {
+    Kept& all = kept();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    std::shared_ptr<Scratch>& kept_scratch = all.scratch[queue];
+    if (!kept_scratch) kept_scratch = std::make_shared<Scratch>();
+    *held = kept_scratch;
+  }
+  *hold = std::unique_lock<std::mutex>((*held)->mutex);
+  Scratch& s = **held;
+  if (s.bytes < bytes) {
+    if (!s.queue()) s.queue = cl::CommandQueue(queue, true);
+    s.buffer = make();
+    s.bytes = bytes;
+  }
+  return s.buffer();
 }
 
 cl_mem placeholder(cl_context context) {
@@ -366,6 +425,10 @@ StatusCode run(Request r) {
       r.batched ? std::all_of(r.betas.begin(), r.betas.end(), [](double x) { return x == 1; })
                 : r.beta == 1;
   if (r.m == 0 || r.n == 0 || ((r.k == 0 || all_alpha_zero) && all_beta_one)) {
+    if (r.temp_size) {
+      *r.temp_size = 0;
+      return StatusCode::kSuccess;
+    }
     return finish(queue, r.event);
   }
   // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T: the
@@ -382,6 +445,29 @@ StatusCode run(Request r) {
   }
   const std::size_t k_used = all_alpha_zero ? 0 : r.k;
   const Chosen chosen = choose(context, device, r.bits, a_trans, b_trans, r.m, r.n, k_used, r.batch);
+  // A point that reads B from global memory takes B^T packed by a pass
+  // first (its loads run along N, which B^T does not hold contiguously); the
+  // pass is part of the call. (A^T such a point reads in place: for one k a
+  // work-item's rows are contiguous.)
+  const bool pack_b = b_trans && k_used > 0 && chosen.variant.param("SB") == 0;
+  const std::size_t packed_bytes = pack_b ? k_used * r.n * r.batch * (std::size_t(r.bits) / 8) : 0;
+  if (r.temp_size) {
+    *r.temp_size = packed_bytes;
+    return StatusCode::kSuccess;
+  }
+  if (r.temp && packed_bytes > 0) {
+    std::size_t size = 0;
+    if (clGetMemObjectInfo(r.temp, CL_MEM_SIZE, sizeof size, &size, nullptr) != CL_SUCCESS) {
+      g_message = "the temporary buffer is not a valid OpenCL buffer";
+      return StatusCode::kInvalidMemObject;
+    }
+    if (size < packed_bytes) {
+      g_message = "the temporary buffer holds " + std::to_string(size) +
+                  " bytes; packing B^T for this call takes " + std::to_string(packed_bytes) +
+                  " (GemmTempBufferSize)";
+      return StatusCode::kInsufficientMemoryTemp;
+    }
+  }
   cl_int err = CL_SUCCESS;
   cl_kernel kernel = clCreateKernel(chosen.program(), "gemm_blocked", &err);
   check_cl(err, "clCreateKernel(gemm_blocked)");
@@ -397,6 +483,9 @@ StatusCode run(Request r) {
   l.a_offset = r.a_offset, l.b_offset = r.b_offset, l.c_offset = r.c_offset;
   l.a_stride = r.a_stride, l.b_stride = r.b_stride, l.c_stride = r.c_stride;
   std::optional<HostCopy> offsets, scalars, given_offsets;
+  cl::Buffer fresh;  // the packing space where no kept one serves the queue
+  std::shared_ptr<Scratch> held;     // the kept one that does,
+  std::unique_lock<std::mutex> hold;  // locked until the last launch is enqueued
   // The launches the next one waits for (owned: released however the call
   // ends), and their handles for a wait list.
   std::vector<cl::Event> last;
@@ -405,13 +494,6 @@ StatusCode run(Request r) {
     for (const cl::Event& e : last) handles.push_back(e());
     return handles;
   };
-  // A point that reads an operand from global memory takes its transpose
-  // packed by a pass first (its loads run along K for A and along N for B,
-  // which A^T and B^T do not hold contiguously); the passes are part of the
-  // call.
-  std::vector<cl::Buffer> packed;
-  const bool pack_a = a_trans && k_used > 0 && chosen.variant.param("SA") == 0;
-  const bool pack_b = b_trans && k_used > 0 && chosen.variant.param("SB") == 0;
   std::vector<cl_long> o;
   if (r.batched) {
     o.resize(3 * r.batch);
@@ -421,7 +503,7 @@ StatusCode run(Request r) {
       o[3 * i + 2] = cl_long(r.c_offsets[i]);
     }
   }
-  if (pack_a || pack_b) {
+  if (pack_b) {
     const Chosen t = choose_transpose(context, device, r.bits);
     cl_kernel tk = clCreateKernel(t.program(), "gemm_transpose", &err);
     check_cl(err, "clCreateKernel(gemm_transpose)");
@@ -431,29 +513,17 @@ StatusCode run(Request r) {
       given_offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");
       given = given_offsets->m;
     }
-    // op(X) of a rows x cols stored X^T (cols x rows as stored), packed
-    // row-major into a new buffer; `which`: 0 for A, 1 for B.
-    auto pack = [&](int which, std::size_t rows, std::size_t cols, cl_mem x, std::size_t offset,
-                    std::size_t ld, std::size_t stride) {
-      const std::size_t per = rows * cols, bytes = per * r.batch * (std::size_t(r.bits) / 8);
-      cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &err);
-      check_cl(err, std::string("clCreateBuffer(") + (which ? "B" : "A") + "^T packed, " +
-                        std::to_string(bytes) + " bytes)");
-      packed.emplace_back(mem, false);
-      last.emplace_back(detail::launch_transpose(queue, tk, cols, rows, x, offset, ld, stride,
-                                                 given, which, r.batched, mem, r.batch, {}),
-                        false);
-      for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i + which] = cl_long(i * per);
-      return mem;
-    };
-    if (pack_a) {
-      l.a = pack(0, r.m, k_used, r.a, r.a_offset, r.a_ld, r.a_stride);
-      l.a_ld = k_used, l.a_trans = false, l.a_offset = 0, l.a_stride = r.m * k_used;
-    }
-    if (pack_b) {
-      l.b = pack(1, k_used, r.n, r.b, r.b_offset, r.b_ld, r.b_stride);
-      l.b_ld = r.n, l.b_trans = false, l.b_offset = 0, l.b_stride = k_used * r.n;
-    }
+    cl_mem space =
+        r.temp ? r.temp : packing_space(context, queue, packed_bytes, &fresh, &held, &hold);
+    // op(B), k x n, stored B^T (n x k), packed row-major into the space;
+    // the batch's B offsets (index 1 of each product's three) follow it.
+    const std::size_t per = k_used * r.n;
+    last.emplace_back(detail::launch_transpose(queue, tk, r.n, k_used, r.b, r.b_offset, r.b_ld,
+                                               r.b_stride, given, 1, r.batched, space, 0, r.batch,
+                                               {}),
+                      false);
+    for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i + 1] = cl_long(i * per);
+    l.b = space, l.b_ld = r.n, l.b_trans = false, l.b_offset = 0, l.b_stride = per;
   }
   if (r.batched) {
     offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");
@@ -557,13 +627,31 @@ StatusCode Gemm(const Layout layout, const Transpose a_transpose, const Transpos
                 const cl_mem a_buffer, const size_t a_offset, const size_t a_ld,
                 const cl_mem b_buffer, const size_t b_offset, const size_t b_ld, const T beta,
                 cl_mem c_buffer, const size_t c_offset, const size_t c_ld,
-                cl_command_queue* queue, cl_event* event, cl_mem /*temp_buffer*/) {
+                cl_command_queue* queue, cl_event* event, cl_mem temp_buffer) {
   Request r = request<T>(layout, a_transpose, b_transpose, m, n, k, a_buffer, a_ld, b_buffer, b_ld,
                          c_buffer, c_ld, queue, event);
   r.alpha = Precision<T>::value(alpha);
   r.beta = Precision<T>::value(beta);
   r.a_offset = a_offset, r.b_offset = b_offset, r.c_offset = c_offset;
+  r.temp = temp_buffer;
   return guarded(std::move(r));
+}
+
+template <typename T>
+StatusCode GemmTempBufferSize(const Layout layout, const Transpose a_transpose,
+                              const Transpose b_transpose, const size_t m, const size_t n,
+                              const size_t k, const size_t a_offset, const size_t a_ld,
+                              const size_t b_offset, const size_t b_ld, const size_t c_offset,
+                              const size_t c_ld, cl_command_queue* queue,
+                              size_t& temp_buffer_size) {
+  Request r = request<T>(layout, a_transpose, b_transpose, m, n, k, nullptr, a_ld, nullptr, b_ld,
+                         nullptr, c_ld, queue, nullptr);
+  r.a_offset = a_offset, r.b_offset = b_offset, r.c_offset = c_offset;
+  std::size_t size = 0;
+  r.temp_size = &size;
+  const StatusCode status = guarded(std::move(r));
+  if (status == StatusCode::kSuccess) temp_buffer_size = size;
+  return status;
 }
 
 template <typename T>
@@ -627,6 +715,10 @@ StatusCode GemmStridedBatched(const Layout layout, const Transpose a_transpose,
                               const size_t, const cl_mem, const size_t, const size_t, const T,   \
                               cl_mem, const size_t, const size_t, cl_command_queue*, cl_event*,  \
                               cl_mem);                                                           \
+  template StatusCode GemmTempBufferSize<T>(                                                     \
+      const Layout, const Transpose, const Transpose, const size_t, const size_t, const size_t,  \
+      const size_t, const size_t, const size_t, const size_t, const size_t, const size_t,        \
+      cl_command_queue*, size_t&);                                                               \
   template StatusCode GemmBatched<T>(                                                            \
       const Layout, const Transpose, const Transpose, const size_t, const size_t, const size_t,  \
       const T*, const cl_mem, const size_t*, const size_t, const cl_mem, const size_t*,          \
@@ -671,6 +763,7 @@ StatusCode ClearCache() {
   std::lock_guard<std::mutex> lock(all.mutex);
   all.choices.clear();
   all.placeholders.clear();
+  all.scratch.clear();
   all.overrides.clear();
   all.devices.clear();
   g_message.clear();

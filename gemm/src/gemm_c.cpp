@@ -51,6 +51,18 @@ bool known(FatclLayout l, FatclTranspose a, FatclTranspose b, fatcl::StatusCode*
                                  a_offset, a_ld, b, b_offset, b_ld, beta, c, c_offset, c_ld,    \
                                  queue, event, temp));                                           \
   }                                                                                              \
+  FatclStatusCode Fatcl##P##GemmTempBufferSize(                                                  \
+      const FatclLayout l, const FatclTranspose ta, const FatclTranspose tb, const size_t m,     \
+      const size_t n, const size_t k, const size_t a_offset, const size_t a_ld,                  \
+      const size_t b_offset, const size_t b_ld, const size_t c_offset, const size_t c_ld,        \
+      cl_command_queue* queue, size_t* temp_buffer_size) {                                       \
+    fatcl::StatusCode s;                                                                         \
+    if (!known(l, ta, tb, &s)) return status(s);                                                 \
+    if (!temp_buffer_size) return status(fatcl::StatusCode::kInvalidValue);                     \
+    return status(fatcl::GemmTempBufferSize<T>(layout(l), transpose(ta), transpose(tb), m, n,   \
+                                               k, a_offset, a_ld, b_offset, b_ld, c_offset,      \
+                                               c_ld, queue, *temp_buffer_size));                 \
+  }                                                                                              \
   FatclStatusCode Fatcl##P##gemmBatched(                                                         \
       const FatclLayout l, const FatclTranspose ta, const FatclTranspose tb, const size_t m,     \
       const size_t n, const size_t k, const CT* alphas, const cl_mem a, const size_t* a_offsets, \

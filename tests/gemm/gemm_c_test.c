@@ -165,6 +165,18 @@ int main(void) {
     printf("lda 2 for 3 columns: %s: %s\n", FatclStatusName(s), FatclGemmMessage());
     expect(s == FatclInvalidLeadDimA, "lda below K gives FatclInvalidLeadDimA");
     expect(strstr(FatclGemmMessage(), "leading dimension") != NULL, "the message names the cause");
+
+    /* The temporary buffer's size (CLBlast's name, a capital G): at most
+     * A^T and B^T packed; no place for the answer is an invalid value. */
+    size_t temp = (size_t)-1;
+    s = FatclSGemmTempBufferSize(FatclLayoutRowMajor, FatclTransposeYes, FatclTransposeYes, 2, 2,
+                                 3, 0, 2, 0, 3, 0, 2, &queue, &temp);
+    printf("temporary buffer for a 2x2x3 TT product: %s, %zu bytes\n", FatclStatusName(s), temp);
+    expect(s == FatclSuccess && temp <= (2 * 3 + 3 * 2) * sizeof(float),
+           "FatclSGemmTempBufferSize answers at most both operands' bytes");
+    s = FatclSGemmTempBufferSize(FatclLayoutRowMajor, FatclTransposeYes, FatclTransposeYes, 2, 2,
+                                 3, 0, 2, 0, 3, 0, 2, &queue, NULL);
+    expect(s == FatclInvalidValue, "a null temp_buffer_size gives FatclInvalidValue");
     clReleaseMemObject(da);
     clReleaseMemObject(db);
     clReleaseMemObject(dc);

@@ -118,6 +118,7 @@ struct Form {
   std::size_t m = 1, n = 1, k = 1;
   Kind kind = Kind::Single;
   std::size_t batch = 1;
+  cl_mem temp = nullptr;  // Gemm's temp_buffer (Kind::Single)
   std::string describe(int bits) const {
     return std::string(precision(bits)) + " " + name(layout) + " " + name(ta) + name(tb) +
            " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " " +
@@ -172,7 +173,7 @@ StatusCode call(const Form& f, int, cl_mem a, const Operand& oa, cl_mem b, const
     case Kind::Single:
       return Gemm<T>(f.layout, f.ta, f.tb, f.m, f.n, f.k, scalar<T>(f.alpha), a, oa.offsets[0],
                      oa.ld, b, ob.offsets[0], ob.ld, scalar<T>(f.beta), c, oc.offsets[0], oc.ld,
-                     queue, event);
+                     queue, event, f.temp);
     case Kind::Strided:
       return GemmStridedBatched<T>(f.layout, f.ta, f.tb, f.m, f.n, f.k, scalar<T>(f.alpha), a,
                                    oa.offsets[0], oa.ld, oa.span, b, ob.offsets[0], ob.ld,
@@ -243,7 +244,11 @@ std::string run_form(int bits, const Form& f, std::mt19937& rng) {
   if (bits == 64) s = call<double>(f, bits, da(), oa, db(), ob, dc(), oc, alphas, betas, &q, &event);
   if (bits == 16) s = call<half>(f, bits, da(), oa, db(), ob, dc(), oc, alphas, betas, &q, &event);
   if (s != StatusCode::kSuccess) {
-    return std::string("status ") + to_string(s) + ": " + GemmMessage();
+    // A refused call leaves C as it was.
+    const std::string why = std::string("status ") + to_string(s) + ": " + GemmMessage();
+    err = rt.cl.queue.enqueueReadBuffer(dc, CL_TRUE, 0, c.bytes.size(), c.bytes.data());
+    if (err != CL_SUCCESS) return why + "; reading C: " + cl_status_name(err);
+    return c.bytes == c0.bytes ? why : why + " (and C changed)";
   }
   if (!event) return "kSuccess without an event";
   err = clWaitForEvents(1, &event);
@@ -429,6 +434,57 @@ TEST(Gemm, ThreadsShareTheKeptKernels) {
   }
   for (std::thread& th : threads) th.join();
   for (const std::string& f : failures) EXPECT_EQ(f, "");
+}
+
+// Gemm's temp_buffer: a kernel that reads its operands from global memory
+// takes B^T packed into it (A^T it reads in place); GemmTempBufferSize says
+// how many bytes that takes; a smaller buffer is refused before anything
+// runs.
+TEST(Gemm, TheCallersTempBufferHoldsThePackedTransposes) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  cl_device_id device = runtime().cl.device();
+  cl_command_queue q = runtime().cl.queue();
+  std::string unstaged;
+  for (const Variant& v : gemm_family(32).manifest().variants) {
+    if (unstaged.empty() && v.param("SA") == 0 && v.param("SB") == 0 && v.param("FMA") == 0) {
+      unstaged = v.name;
+    }
+  }
+  ASSERT_FALSE(unstaged.empty()) << "sgemm_blocked has no point that stages neither operand";
+  ASSERT_EQ(OverrideVariant(device, 32, unstaged), StatusCode::kSuccess) << GemmMessage();
+  const Layout R = Layout::kRowMajor;
+  const Transpose T = Transpose::kYes;
+  const std::size_t m = 13, n = 11, k = 7;
+  const cl::Context& ctx = runtime().cl.context;
+  std::mt19937 rng(std::random_device{}());
+  for (Layout layout : {Layout::kRowMajor, Layout::kColMajor}) {
+    // Row-major, B^T is n x k as stored; column-major runs as the row-major
+    // product with A and B swapped, whose B^T is A as stored (m x k).
+    const std::size_t packed = (layout == R ? n : m) * k * sizeof(float);
+    const std::size_t lda = (layout == R ? m : k) + 3, ldb = (layout == R ? k : n) + 3;
+    const std::size_t ldc = (layout == R ? n : m) + 3;
+    std::size_t size = 1;
+    ASSERT_EQ(GemmTempBufferSize<float>(layout, T, T, m, n, k, 3, lda, 5, ldb, 2, ldc, &q, size),
+              StatusCode::kSuccess)
+        << GemmMessage();
+    EXPECT_EQ(size, packed) << name(layout);
+    cl::Buffer too_small(ctx, CL_MEM_READ_WRITE, packed - sizeof(float));
+    cl::Buffer enough(ctx, CL_MEM_READ_WRITE, packed);
+    Form f;
+    f.layout = layout;
+    f.ta = f.tb = T, f.m = m, f.n = n, f.k = k, f.alpha = 1.5, f.beta = 0.5;
+    f.temp = too_small();
+    const std::string refused = run_form(32, f, rng);
+    EXPECT_EQ(refused.rfind("status kInsufficientMemoryTemp: the temporary buffer holds", 0), 0u)
+        << refused;
+    EXPECT_EQ(refused.find("C changed"), std::string::npos) << refused;
+    f.temp = enough();
+    EXPECT_EQ(run_form(32, f, rng), "") << name(layout);
+  }
+  std::size_t size = 1;
+  EXPECT_EQ(GemmTempBufferSize<float>(R, T, T, m, n, k, 0, m - 1, 0, k, 0, n, &q, size),
+            StatusCode::kInvalidLeadDimA);
+  OverrideVariant(device, 32, "");
 }
 
 TEST(Gemm, EveryVariantOfEachPrecision) {

@@ -27,13 +27,13 @@ struct BenchVerbOptions {
   // The GEMM form (fatcl/gemm.hpp): any of these, or --gemm, times the
   // entry points in that form instead of the SGEMM families.
   bool gemm = false, trans_a = false, trans_b = false;
-  std::string precision = "single", layout = "row";
+  std::string precision = "single", layout = "row", forms;
   std::size_t batch = 1;
 };
 
 bool gemm_form_asked(const BenchVerbOptions& o) {
   return o.gemm || o.trans_a || o.trans_b || o.precision != "single" || o.layout != "row" ||
-         o.batch != 1;
+         o.batch != 1 || !o.forms.empty();
 }
 
 #ifdef FATCL_WITH_CLBLAST
@@ -90,6 +90,11 @@ int run_gemm_bench_verb(const BenchVerbOptions& o) {
   options.form.a_transpose = o.trans_a ? Transpose::kYes : Transpose::kNo;
   options.form.b_transpose = o.trans_b ? Transpose::kYes : Transpose::kNo;
   options.form.batch = o.batch;
+  if (o.tier == "all" || o.tier == "both") {
+    options.tiers = all_tiers();
+  } else if (!o.tier.empty()) {
+    options.tiers = {parse_tier(o.tier)};
+  }
   options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   const cl::Device device = pick_device(o.platform, o.device);
   const cl::Context context = context_for(device);
@@ -100,6 +105,18 @@ int run_gemm_bench_verb(const BenchVerbOptions& o) {
     std::fprintf(stderr, "fatcl bench: built without CLBlast (libclblast-dev): not timed\n");
   }
 #endif
+  if (o.forms == "all") {
+    GemmFormsOptions f;
+    f.bits = options.form.bits;
+    f.batch = options.form.batch;
+    f.shapes = options.shapes;
+    f.repetitions = options.repetitions;
+    f.external = options.external;
+    f.progress = options.progress;
+    const GemmFormsReport report = run_gemm_forms_bench(context, device, f);
+    std::fputs((o.json ? report.to_json() : report.to_text()).c_str(), stdout);
+    return 0;
+  }
   const GemmBenchReport report = run_gemm_bench(context, device, options);
   std::fputs((o.json ? report.to_json() : report.to_text()).c_str(), stdout);
   return 0;
@@ -170,6 +187,11 @@ VerbRun add_bench(CLI::App& app) {
                 "variant) and CLBlast's same call, in the form the next options give");
   cmd->add_option("--precision", o->precision, "GEMM form: single, double or half")
       ->check(CLI::IsMember({"single", "double", "half"}));
+  cmd->add_option("--forms", o->forms,
+                  "GEMM: all = every layout and op(A), op(B) of the precision and batch, the "
+                  "automatic choice and CLBlast's same calls timed in turn, each form's time "
+                  "against the row-major NN call")
+      ->check(CLI::IsMember({"all"}));
   cmd->add_option("--layout", o->layout, "GEMM form: row or col (column-major)")
       ->check(CLI::IsMember({"row", "col"}));
   cmd->add_flag("--transA", o->trans_a, "GEMM form: op(A) = A^T");

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "fatcl/compiler.hpp"
+#include "fatcl/gemm_bench.hpp"
 #include "verbs.hpp"
 
 namespace fatcl::tool {
@@ -55,6 +56,67 @@ int share_entries(const Options& o, const std::shared_ptr<Store>& store) {
   return 0;
 }
 
+// fatcl tune --gemm: each variant of the precision's GEMM family in every
+// tier the device takes it in, timed through the entry points in each form
+// asked (run_gemm_bench), one tuning entry per form and size.
+template <typename Options>
+int tune_gemm(const Options& o, const std::shared_ptr<Store>& store) {
+  const cl::Device device = pick_device(o.platform, o.device);
+  const cl::Context context = context_for(device);
+  const DeviceCaps caps = DeviceCaps::query(device);
+  std::vector<GemmForm> forms;
+  GemmForm f;
+  f.bits = o.precision == "double" ? 64 : o.precision == "half" ? 16 : 32;
+  f.batch = o.batch;
+  if (o.forms == "all") {
+    // The row-major forms: a column-major call runs as one of them.
+    for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
+      for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+        f.a_transpose = ta, f.b_transpose = tb;
+        forms.push_back(f);
+      }
+    }
+  } else {
+    f.layout = o.layout == "col" ? Layout::kColMajor : Layout::kRowMajor;
+    f.a_transpose = o.trans_a ? Transpose::kYes : Transpose::kNo;
+    f.b_transpose = o.trans_b ? Transpose::kYes : Transpose::kNo;
+    forms.push_back(f);
+  }
+  GemmBenchOptions options;
+  if (!o.sizes.empty()) options.shapes = parse_shapes(o.sizes);
+  options.repetitions = o.reps;
+  options.tiers = o.tier.empty() ? all_tiers() : std::vector<Tier>{parse_tier(o.tier)};
+  options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  std::size_t entries = 0;
+  std::string json = "[";
+  for (const GemmForm& form : forms) {
+    options.form = form;
+    const GemmBenchReport report = run_gemm_bench(context, device, options);
+    if (o.json) {
+      json += (json.size() > 1 ? ",\n" : "\n") + report.to_json();
+    } else {
+      std::fputs(report.to_text().c_str(), stdout);
+    }
+    for (const GemmBenchRow& row : report.rows) {
+      const std::optional<TuningEntry> e = gemm_tuning_entry(form, row, caps, "fatcl tune");
+      if (!e) {
+        std::fprintf(stderr, "fatcl tune: %s at %s: no variant ran right, no entry\n",
+                     form.describe().c_str(), row.shape.label().c_str());
+        continue;
+      }
+      if (store) store->put_tuning(*e);
+      ++entries;
+    }
+  }
+  if (o.json) std::fputs((json + "]\n").c_str(), stdout);
+  if (store) {
+    store->save();
+    std::fprintf(stderr, "fatcl tune: %zu tuning entr%s written to %s\n", entries,
+                 entries == 1 ? "y" : "ies", store->path().c_str());
+  }
+  return 0;
+}
+
 // The options as CLI11 declares them, then the run: the store checked
 // before any measuring, SIGINT kept for the measurement in flight.
 VerbRun add_tune(CLI::App& app) {
@@ -64,6 +126,10 @@ VerbRun add_tune(CLI::App& app) {
     std::size_t device = 0;
     int reps = 5;
     bool json = false, save = true;
+    // --gemm: the GEMM entry points' families in a form (fatcl/gemm.hpp).
+    bool gemm = false, trans_a = false, trans_b = false;
+    std::string precision = "single", layout = "row", forms;
+    std::size_t batch = 1;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -102,6 +168,22 @@ VerbRun add_tune(CLI::App& app) {
                   "key this fatcl version's measurement wins, then the newer)")
       ->delimiter(',');
   cmd->add_flag("--json", o->json, "print one JSON document to stdout");
+  cmd->add_flag("--gemm", o->gemm,
+                "tune the GEMM entry points (fatcl/gemm.hpp) instead: every variant of the "
+                "precision's family in every tier, in the form the next options give, one entry "
+                "per form and size (no budget: the families are small)");
+  cmd->add_option("--precision", o->precision, "GEMM form: single, double or half")
+      ->check(CLI::IsMember({"single", "double", "half"}));
+  cmd->add_option("--layout", o->layout, "GEMM form: row or col (column-major)")
+      ->check(CLI::IsMember({"row", "col"}));
+  cmd->add_flag("--transA", o->trans_a, "GEMM form: op(A) = A^T");
+  cmd->add_flag("--transB", o->trans_b, "GEMM form: op(B) = B^T");
+  add_whole_number(cmd, "--batch", o->batch, 1, 1000000,
+                   "GEMM form: products per call (strided batch)");
+  cmd->add_option("--forms", o->forms,
+                  "GEMM: all = the four row-major op(A), op(B) forms (a column-major call runs "
+                  "as one of them)")
+      ->check(CLI::IsMember({"all"}));
   return [o] {
     TuneOptions options;
     options.budget_seconds = parse_budget(o->budget);
@@ -129,6 +211,10 @@ VerbRun add_tune(CLI::App& app) {
       }
     }
     if (!o->export_to.empty() || !o->merge.empty()) return share_entries(*o, store);
+    if (o->gemm || o->trans_a || o->trans_b || o->precision != "single" || o->layout != "row" ||
+        o->batch != 1 || !o->forms.empty()) {
+      return tune_gemm(*o, store);
+    }
     const cl::Device device = pick_device(o->platform, o->device);
     const cl::Context context = context_for(device);
     std::signal(SIGINT, on_sigint);

@@ -130,6 +130,24 @@ FatclStatusCode FatclHgemmWithTempBuffer(const FatclLayout layout, const FatclTr
                            const size_t b_offset, const size_t b_ld, const cl_half beta,
                            cl_mem c_buffer, const size_t c_offset, const size_t c_ld,
                            cl_command_queue* queue, cl_event* event, cl_mem temp_buffer);
+/* The bytes the WithTempBuffer forms' temp_buffer needs for this call on
+ * the queue's device, 0 where nothing is packed (fatcl::GemmTempBufferSize;
+ * CLBlast's names, a capital G). */
+FatclStatusCode FatclSGemmTempBufferSize(const FatclLayout layout, const FatclTranspose a_transpose,
+                           const FatclTranspose b_transpose, const size_t m, const size_t n,
+                           const size_t k, const size_t a_offset, const size_t a_ld,
+                           const size_t b_offset, const size_t b_ld, const size_t c_offset,
+                           const size_t c_ld, cl_command_queue* queue, size_t* temp_buffer_size);
+FatclStatusCode FatclDGemmTempBufferSize(const FatclLayout layout, const FatclTranspose a_transpose,
+                           const FatclTranspose b_transpose, const size_t m, const size_t n,
+                           const size_t k, const size_t a_offset, const size_t a_ld,
+                           const size_t b_offset, const size_t b_ld, const size_t c_offset,
+                           const size_t c_ld, cl_command_queue* queue, size_t* temp_buffer_size);
+FatclStatusCode FatclHGemmTempBufferSize(const FatclLayout layout, const FatclTranspose a_transpose,
+                           const FatclTranspose b_transpose, const size_t m, const size_t n,
+                           const size_t k, const size_t a_offset, const size_t a_ld,
+                           const size_t b_offset, const size_t b_ld, const size_t c_offset,
+                           const size_t c_ld, cl_command_queue* queue, size_t* temp_buffer_size);
 FatclStatusCode FatclSgemmBatched(const FatclLayout layout, const FatclTranspose a_transpose,
                            const FatclTranspose b_transpose, const size_t m, const size_t n,
                            const size_t k, const float* alphas, const cl_mem a_buffer,

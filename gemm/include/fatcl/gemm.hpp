@@ -104,8 +104,12 @@ half FloatToHalf(float value);
 // m x n, each stored in `layout` from its offset (in elements) with its
 // leading dimension. `queue` (not null) is the queue to enqueue on; its
 // context and device choose the kernel. `event` (may be null) gets the
-// event of the last launch. `temp_buffer` is accepted for CLBlast's
-// signature and not needed (fatcl's kernels read the operands in place).
+// event of the last launch. `temp_buffer` (may be null): where the
+// packing passes put A^T or B^T for the kernels that read an operand
+// from global memory (the CPU-shaped ones), of at least
+// GemmTempBufferSize bytes (else kInsufficientMemoryTemp); null: a space
+// fatcl keeps per in-order queue (ClearCache frees it), or one per call on
+// an out-of-order queue.
 // Returns kSuccess, the status of the first bad argument (checked in
 // CLBlast's order: dimensions, leading dimensions, then each buffer's size
 // against its offset and matrix), kNoDoublePrecision / kNoHalfPrecision on
@@ -119,6 +123,18 @@ StatusCode Gemm(const Layout layout, const Transpose a_transpose, const Transpos
                 cl_mem c_buffer, const size_t c_offset, const size_t c_ld,
                 cl_command_queue* queue, cl_event* event = nullptr,
                 cl_mem temp_buffer = nullptr);
+
+// The bytes Gemm's temp_buffer needs for this call on `queue`'s device
+// (0 where the kernel chosen packs nothing), in temp_buffer_size; the
+// kernel is chosen (and built) as the call would. The arguments are checked
+// as Gemm checks them, but for the buffers.
+template <typename T>
+StatusCode GemmTempBufferSize(const Layout layout, const Transpose a_transpose,
+                              const Transpose b_transpose, const size_t m, const size_t n,
+                              const size_t k, const size_t a_offset, const size_t a_ld,
+                              const size_t b_offset, const size_t b_ld, const size_t c_offset,
+                              const size_t c_ld, cl_command_queue* queue,
+                              size_t& temp_buffer_size);
 
 // batch_count products, product i with alphas[i], betas[i] and its
 // matrices at a_offsets[i], b_offsets[i], c_offsets[i]: one launch over the

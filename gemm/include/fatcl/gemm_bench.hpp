@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ struct GemmBenchOptions {
   std::vector<BenchShape> shapes;  // empty: default_shapes()
   int repetitions = 5;             // timed runs per kernel and size (median)
   bool variants = true;            // each variant forced, beside the automatic choice
+  // Each variant in each of these tiers that the device takes it in (timed
+  // as separate entries: what fatcl tune --gemm ranks); empty: in the
+  // loader's order.
+  std::vector<Tier> tiers;
   std::vector<GemmExternal> external;
   std::function<void(const std::string&)> progress;  // may be empty
 };
@@ -52,6 +57,7 @@ struct GemmBenchOptions {
 struct GemmBenchEntry {
   std::string kernel;   // "auto", "variant" or the external routine's name
   std::string variant;  // the forced variant; "" for auto and external ones
+  std::optional<Tier> tier;  // the forced tier; none: the loader's order
   double ms = 0, gflops = 0;
   double relative_error = 0;  // sampled rows against the double-precision reference
   bool ok = false;
@@ -74,5 +80,56 @@ struct GemmBenchReport {
 // not fit (check_problem_fits, per product times the batch).
 GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& device,
                                const GemmBenchOptions& options);
+
+// The tuning entry a bench row makes (fatcl tune --gemm): the variants
+// forced in a tier that ran right, fastest first, for the family of the
+// form's precision, keyed by the row-major twin's form ("NN", "NT", "TN",
+// "TT": a column-major call runs as the row-major product of its operands
+// swapped, so its entry is that product's, M and N swapped) and the problem
+// {M, N, K, batch}; none where no variant in a tier ran right. `who`:
+// TuningEntry::provenance's first words ("fatcl tune").
+std::optional<TuningEntry> gemm_tuning_entry(const GemmForm& form, const GemmBenchRow& row,
+                                             const DeviceCaps& caps, const std::string& who);
+// The form key and the problem of a call in `form` of m x n x k
+// (gemm_tuning_entry's, and what the entry points look up).
+std::string gemm_tuning_form(const GemmForm& form);
+std::vector<std::size_t> gemm_tuning_problem(const GemmForm& form, std::size_t m, std::size_t n,
+                                             std::size_t k);
+
+// Every layout x op(A) x op(B) of one precision and batch at each size,
+// through the automatic choice, beside any routine from outside fatcl in
+// the same forms, each result checked, then all of them timed in turn
+// (interleaved_median_ms, so that a machine's drift hits each alike): what
+// a transpose or the column-major layout costs against the row-major,
+// untransposed call of the same size, and each form against CLBlast's.
+struct GemmFormsOptions {
+  int bits = 32;
+  std::size_t batch = 1;
+  std::vector<BenchShape> shapes;  // empty: default_shapes()
+  int repetitions = 5;
+  std::vector<GemmExternal> external;
+  std::function<void(const std::string&)> progress;  // may be empty
+};
+struct GemmFormTiming {
+  GemmForm form;
+  std::string kernel;  // "auto" or the external routine's name
+  double ms = 0, gflops = 0, relative_error = 0;
+  bool ok = false;
+  std::string failure;
+};
+struct GemmFormsRow {
+  BenchShape shape;
+  std::vector<GemmFormTiming> timings;  // fatcl's eight forms first, row-major NN the first
+};
+struct GemmFormsReport {
+  std::string device;
+  int bits = 32;
+  std::size_t batch = 1;
+  std::vector<GemmFormsRow> rows;
+  std::string to_text() const;
+  std::string to_json() const;
+};
+GemmFormsReport run_gemm_forms_bench(const cl::Context& context, const cl::Device& device,
+                                     const GemmFormsOptions& options);
 
 }  // namespace fatcl
