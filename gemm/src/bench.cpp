@@ -95,6 +95,21 @@ struct Problem {
     call.a = a(), call.b = b(), call.c = c();
   }
 
+  // Runs the call of `f` (set() before) once over C poisoned with NaN (bytes
+  // 0xff: NaN in every precision): "" and C's error in `error`, or why it
+  // did not run.
+  std::string check(const GemmForm& f, const std::function<std::string()>& run, double* error) {
+    const cl_uchar poison = 0xff;
+    queue.enqueueFillBuffer(c, poison, 0, hc.size());
+    queue.finish();
+    std::string failure = run();
+    if (failure.empty()) {
+      queue.finish();
+      *error = this->error(f);
+    }
+    return failure;
+  }
+
   // C's relative error (root of the summed squares over those of the
   // reference) on sampled rows of the first and the last product, against
   // a double-precision reference; infinity where any is NaN.
@@ -138,6 +153,20 @@ std::string GemmForm::describe() const {
          (batch > 1 ? ", " + std::to_string(batch) + " products (strided batch)" : "");
 }
 
+std::vector<GemmForm> gemm_forms(int bits, std::size_t batch, const std::vector<Layout>& layouts) {
+  std::vector<GemmForm> forms;
+  for (Layout l : layouts) {
+    for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
+      for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+        GemmForm f;
+        f.bits = bits, f.batch = batch, f.layout = l, f.a_transpose = ta, f.b_transpose = tb;
+        forms.push_back(f);
+      }
+    }
+  }
+  return forms;
+}
+
 GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& device,
                                const GemmBenchOptions& o) {
   const DeviceCaps caps = DeviceCaps::query(device);
@@ -149,7 +178,6 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
   const cl::CommandQueue queue(context, device);
   const Family& family = gemm_family(f.bits);
   const Plan p = plan(family.manifest(), caps, {}, family.description().ranking);
-  // The variants that fit the device, each once.
   // The (variant, tier) pairs to force: each variant once in the loader's
   // order, or in each asked tier the device takes it in.
   std::vector<std::pair<const Variant*, std::optional<Tier>>> forced;
@@ -167,9 +195,6 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
     check_problem_fits(caps, shape.m * f.batch, shape.n, shape.k, "fatcl bench");
     Problem problem(context, queue, f, shape, rng);
     const GemmCall& call = problem.call;
-    const cl::Buffer& c = problem.c;
-    const std::size_t c_bytes = problem.hc.size();
-    auto error_of = [&] { return problem.error(f); };
     const double flop = shape.flop() * double(f.batch);
     GemmBenchRow row;
     row.shape = shape;
@@ -178,13 +203,8 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
         o.progress(shape.label() + ": " + (e.variant.empty() ? e.kernel : e.variant) +
                    (e.tier ? std::string(" (") + to_string(*e.tier) + ")" : ""));
       }
-      const cl_uchar poison = 0xff;  // NaN in every precision
-      queue.enqueueFillBuffer(c, poison, 0, c_bytes);
-      queue.finish();
-      e.failure = run();
+      e.failure = problem.check(f, run, &e.relative_error);
       if (e.failure.empty()) {
-        queue.finish();
-        e.relative_error = error_of();
         e.ok = e.relative_error <= tolerance(f.bits);
         e.ms = median_ms(queue, [&] { run(); }, o.repetitions);
         e.gflops = flop / e.ms / 1e6;
@@ -296,16 +316,8 @@ GemmFormsReport run_gemm_forms_bench(const cl::Context& context, const cl::Devic
   report.device = caps.device_name;
   report.bits = o.bits;
   report.batch = o.batch;
-  std::vector<GemmForm> forms;
-  for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
-    for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
-      for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
-        GemmForm f;
-        f.bits = o.bits, f.batch = o.batch, f.layout = l, f.a_transpose = ta, f.b_transpose = tb;
-        forms.push_back(f);
-      }
-    }
-  }
+  const std::vector<GemmForm> forms =
+      gemm_forms(o.bits, o.batch, {Layout::kRowMajor, Layout::kColMajor});
   const std::vector<BenchShape> shapes = o.shapes.empty() ? default_shapes(caps) : o.shapes;
   const cl::CommandQueue queue(context, device);
   cl_command_queue q = queue();
@@ -325,15 +337,8 @@ GemmFormsReport run_gemm_forms_bench(const cl::Context& context, const cl::Devic
       t.form = f;
       t.kernel = kernel;
       if (o.progress) o.progress(shape.label() + ": " + kernel + ", " + f.describe());
-      const cl_uchar poison = 0xff;  // NaN in every precision
-      queue.enqueueFillBuffer(problem.c, poison, 0, problem.hc.size());
-      queue.finish();
-      t.failure = run(call);
-      if (t.failure.empty()) {
-        queue.finish();
-        t.relative_error = problem.error(f);
-        t.ok = t.relative_error <= tolerance(f.bits);
-      }
+      t.failure = problem.check(f, [&] { return run(call); }, &t.relative_error);
+      t.ok = t.failure.empty() && t.relative_error <= tolerance(f.bits);
       runs.push_back([run, call] { return run(call); });
       row.timings.push_back(t);
     };

@@ -308,14 +308,26 @@ Chosen choose_transpose(cl_context context, cl_device_id device, int bits) {
   return kept_or_loaded(all, key, context, device, detail::gemm_transpose_family(), options);
 }
 
-// `bytes` of space for the packing passes of a call on `queue`: the queue's
-// kept Scratch where it is in order (grown where it is too small), locked
-// by `hold` until the call has enqueued its launches; else a new buffer
-// held by `fresh` until the call returns (its launches keep it until they
-// are done).
-cl_mem packing_space(cl_context context, cl_command_queue queue, std::size_t bytes,
-                     cl::Buffer* fresh, std::shared_ptr<Scratch>* held,
-                     std::unique_lock<std::mutex>* hold) {
+// Where a call's packing pass writes (`mem`), and what keeps it so until
+// the call has enqueued its launches.
+struct PackingSpace {
+  cl_mem mem = nullptr;
+  cl::Buffer own;                    // a buffer of the call's own
+  std::shared_ptr<Scratch> kept;     // or the queue's kept one,
+  std::unique_lock<std::mutex> lock;  // locked
+};
+
+// `bytes` of space for the packing pass of a call on `queue`: the caller's
+// temp_buffer where given (checked against `bytes` before), else the
+// queue's kept Scratch where it is in order (grown where it is too small),
+// else a new buffer (its launches keep it until they are done).
+PackingSpace packing_space(cl_context context, cl_command_queue queue, std::size_t bytes,
+                           cl_mem temp) {
+  PackingSpace space;
+  if (temp) {
+    space.mem = temp;
+    return space;
+  }
   cl_command_queue_properties properties = 0;
   check_cl(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties,
                                  nullptr),
@@ -327,24 +339,26 @@ cl_mem packing_space(cl_context context, cl_command_queue queue, std::size_t byt
     return cl::Buffer(m, false);
   };
   if (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
-    *fresh = make();
-    return (*fresh)();
+    space.own = make();
+    space.mem = space.own();
+    return space;
   }
   {
     Kept& all = kept();
     std::lock_guard<std::mutex> lock(all.mutex);
     std::shared_ptr<Scratch>& kept_scratch = all.scratch[queue];
     if (!kept_scratch) kept_scratch = std::make_shared<Scratch>();
-    *held = kept_scratch;
+    space.kept = kept_scratch;
   }
-  *hold = std::unique_lock<std::mutex>((*held)->mutex);
-  Scratch& s = **held;
+  space.lock = std::unique_lock<std::mutex>(space.kept->mutex);
+  Scratch& s = *space.kept;
   if (s.bytes < bytes) {
     if (!s.queue()) s.queue = cl::CommandQueue(queue, true);
     s.buffer = make();
     s.bytes = bytes;
   }
-  return s.buffer();
+  space.mem = s.buffer();
+  return space;
 }
 
 cl_mem placeholder(cl_context context) {
@@ -483,9 +497,7 @@ StatusCode run(Request r) {
   l.a_offset = r.a_offset, l.b_offset = r.b_offset, l.c_offset = r.c_offset;
   l.a_stride = r.a_stride, l.b_stride = r.b_stride, l.c_stride = r.c_stride;
   std::optional<HostCopy> offsets, scalars, given_offsets;
-  cl::Buffer fresh;  // the packing space where no kept one serves the queue
-  std::shared_ptr<Scratch> held;     // the kept one that does,
-  std::unique_lock<std::mutex> hold;  // locked until the last launch is enqueued
+  PackingSpace space;  // held until the last launch is enqueued
   // The launches the next one waits for (owned: released however the call
   // ends), and their handles for a wait list.
   std::vector<cl::Event> last;
@@ -513,17 +525,16 @@ StatusCode run(Request r) {
       given_offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");
       given = given_offsets->m;
     }
-    cl_mem space =
-        r.temp ? r.temp : packing_space(context, queue, packed_bytes, &fresh, &held, &hold);
+    space = packing_space(context, queue, packed_bytes, r.temp);
     // op(B), k x n, stored B^T (n x k), packed row-major into the space;
     // the batch's B offsets (index 1 of each product's three) follow it.
     const std::size_t per = k_used * r.n;
     last.emplace_back(detail::launch_transpose(queue, tk, r.n, k_used, r.b, r.b_offset, r.b_ld,
-                                               r.b_stride, given, 1, r.batched, space, 0, r.batch,
+                                               r.b_stride, given, r.batched, space.mem, r.batch,
                                                {}),
                       false);
     for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i + 1] = cl_long(i * per);
-    l.b = space, l.b_ld = r.n, l.b_trans = false, l.b_offset = 0, l.b_stride = per;
+    l.b = space.mem, l.b_ld = r.n, l.b_trans = false, l.b_offset = 0, l.b_stride = per;
   }
   if (r.batched) {
     offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");

@@ -24,16 +24,17 @@ struct BenchVerbOptions {
   std::size_t device = 0, top = 0;
   int reps = 5, online_calls = 0;
   bool json = false, clblast = true, startup = false;
-  // The GEMM form (fatcl/gemm.hpp): any of these, or --gemm, times the
-  // entry points in that form instead of the SGEMM families.
-  bool gemm = false, trans_a = false, trans_b = false;
-  std::string precision = "single", layout = "row", forms;
-  std::size_t batch = 1;
+  // Any of these times the GEMM entry points in that form instead of the
+  // SGEMM families.
+  GemmFormOptions gemm;
 };
 
-bool gemm_form_asked(const BenchVerbOptions& o) {
-  return o.gemm || o.trans_a || o.trans_b || o.precision != "single" || o.layout != "row" ||
-         o.batch != 1 || !o.forms.empty();
+// Each fatcl variant in this tier: spirv, ptx, source, or all ("both");
+// none for "".
+std::vector<Tier> tiers_asked(const std::string& tier) {
+  if (tier == "all" || tier == "both") return all_tiers();
+  if (!tier.empty()) return {parse_tier(tier)};
+  return {};
 }
 
 #ifdef FATCL_WITH_CLBLAST
@@ -85,16 +86,8 @@ int run_gemm_bench_verb(const BenchVerbOptions& o) {
   GemmBenchOptions options;
   if (!o.sizes.empty()) options.shapes = parse_shapes(o.sizes);
   options.repetitions = o.reps;
-  options.form.bits = o.precision == "double" ? 64 : o.precision == "half" ? 16 : 32;
-  options.form.layout = o.layout == "col" ? Layout::kColMajor : Layout::kRowMajor;
-  options.form.a_transpose = o.trans_a ? Transpose::kYes : Transpose::kNo;
-  options.form.b_transpose = o.trans_b ? Transpose::kYes : Transpose::kNo;
-  options.form.batch = o.batch;
-  if (o.tier == "all" || o.tier == "both") {
-    options.tiers = all_tiers();
-  } else if (!o.tier.empty()) {
-    options.tiers = {parse_tier(o.tier)};
-  }
+  options.form = o.gemm.form();
+  options.tiers = tiers_asked(o.tier);
   options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   const cl::Device device = pick_device(o.platform, o.device);
   const cl::Context context = context_for(device);
@@ -105,7 +98,7 @@ int run_gemm_bench_verb(const BenchVerbOptions& o) {
     std::fprintf(stderr, "fatcl bench: built without CLBlast (libclblast-dev): not timed\n");
   }
 #endif
-  if (o.forms == "all") {
+  if (o.gemm.forms == "all") {
     GemmFormsOptions f;
     f.bits = options.form.bits;
     f.batch = options.form.batch;
@@ -125,14 +118,10 @@ int run_gemm_bench_verb(const BenchVerbOptions& o) {
 int run_bench_verb(const BenchVerbOptions& o) {
   if (!o.startup_child.empty()) return run_startup_child(o.platform, o.device, o.startup_child);
   if (o.startup) return run_startup(o.platform, o.device, o.json);
-  if (gemm_form_asked(o)) return run_gemm_bench_verb(o);
+  if (o.gemm.asked()) return run_gemm_bench_verb(o);
   BenchOptions options;
   if (!o.sizes.empty()) options.shapes = parse_shapes(o.sizes);
-  if (o.tier == "all" || o.tier == "both") {
-    options.tiers = all_tiers();
-  } else if (!o.tier.empty()) {
-    options.tiers = {parse_tier(o.tier)};
-  }
+  options.tiers = tiers_asked(o.tier);
   options.top = o.top;
   options.repetitions = o.reps;
   options.online_calls = o.online_calls;
@@ -156,6 +145,35 @@ int run_bench_verb(const BenchVerbOptions& o) {
 }
 
 }  // namespace
+
+bool GemmFormOptions::asked() const {
+  return gemm || trans_a || trans_b || precision != "single" || layout != "row" || batch != 1 ||
+         !forms.empty();
+}
+
+GemmForm GemmFormOptions::form() const {
+  GemmForm f;
+  f.bits = precision == "double" ? 64 : precision == "half" ? 16 : 32;
+  f.layout = layout == "col" ? Layout::kColMajor : Layout::kRowMajor;
+  f.a_transpose = trans_a ? Transpose::kYes : Transpose::kNo;
+  f.b_transpose = trans_b ? Transpose::kYes : Transpose::kNo;
+  f.batch = batch;
+  return f;
+}
+
+void add_gemm_form_options(CLI::App* cmd, GemmFormOptions* o, const std::string& what,
+                           const std::string& forms) {
+  cmd->add_flag("--gemm", o->gemm, what);
+  cmd->add_option("--precision", o->precision, "GEMM form: single, double or half")
+      ->check(CLI::IsMember({"single", "double", "half"}));
+  cmd->add_option("--forms", o->forms, forms)->check(CLI::IsMember({"all"}));
+  cmd->add_option("--layout", o->layout, "GEMM form: row or col (column-major)")
+      ->check(CLI::IsMember({"row", "col"}));
+  cmd->add_flag("--transA", o->trans_a, "GEMM form: op(A) = A^T");
+  cmd->add_flag("--transB", o->trans_b, "GEMM form: op(B) = B^T");
+  add_whole_number(cmd, "--batch", o->batch, 1, 1000000,
+                   "GEMM form: this many products in one strided-batched call");
+}
 
 VerbRun add_bench(CLI::App& app) {
   auto o = std::make_shared<BenchVerbOptions>();
@@ -182,22 +200,12 @@ VerbRun add_bench(CLI::App& app) {
                   "checked")
       ->check(CLI::Range(0, 1000));
   cmd->add_flag("!--no-clblast", o->clblast, "do not time CLBlast");
-  cmd->add_flag("--gemm", o->gemm,
-                "time the GEMM entry points (fatcl/gemm.hpp: the automatic choice and each "
-                "variant) and CLBlast's same call, in the form the next options give");
-  cmd->add_option("--precision", o->precision, "GEMM form: single, double or half")
-      ->check(CLI::IsMember({"single", "double", "half"}));
-  cmd->add_option("--forms", o->forms,
-                  "GEMM: all = every layout and op(A), op(B) of the precision and batch, the "
-                  "automatic choice and CLBlast's same calls timed in turn, each form's time "
-                  "against the row-major NN call")
-      ->check(CLI::IsMember({"all"}));
-  cmd->add_option("--layout", o->layout, "GEMM form: row or col (column-major)")
-      ->check(CLI::IsMember({"row", "col"}));
-  cmd->add_flag("--transA", o->trans_a, "GEMM form: op(A) = A^T");
-  cmd->add_flag("--transB", o->trans_b, "GEMM form: op(B) = B^T");
-  add_whole_number(cmd, "--batch", o->batch, 1, 1000000,
-                   "GEMM form: this many products in one strided-batched call");
+  add_gemm_form_options(cmd, &o->gemm,
+                        "time the GEMM entry points (fatcl/gemm.hpp: the automatic choice and "
+                        "each variant) and CLBlast's same call, in the form the next options give",
+                        "GEMM: all = every layout and op(A), op(B) of the precision and batch, "
+                        "the automatic choice and CLBlast's same calls timed in turn, each form's "
+                        "time against the row-major NN call");
   cmd->add_flag("--json", o->json, "print one JSON document to stdout");
   cmd->add_option("--chart", o->chart, "write GFLOP/s against size as an SVG file");
   cmd->add_flag("--startup", o->startup,

@@ -64,24 +64,12 @@ int tune_gemm(const Options& o, const std::shared_ptr<Store>& store) {
   const cl::Device device = pick_device(o.platform, o.device);
   const cl::Context context = context_for(device);
   const DeviceCaps caps = DeviceCaps::query(device);
-  std::vector<GemmForm> forms;
-  GemmForm f;
-  f.bits = o.precision == "double" ? 64 : o.precision == "half" ? 16 : 32;
-  f.batch = o.batch;
-  if (o.forms == "all") {
-    // The row-major forms: a column-major call runs as one of them.
-    for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
-      for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
-        f.a_transpose = ta, f.b_transpose = tb;
-        forms.push_back(f);
-      }
-    }
-  } else {
-    f.layout = o.layout == "col" ? Layout::kColMajor : Layout::kRowMajor;
-    f.a_transpose = o.trans_a ? Transpose::kYes : Transpose::kNo;
-    f.b_transpose = o.trans_b ? Transpose::kYes : Transpose::kNo;
-    forms.push_back(f);
-  }
+  const GemmForm asked = o.gemm.form();
+  // --forms all: the row-major forms (a column-major call runs as one of
+  // them).
+  const std::vector<GemmForm> forms =
+      o.gemm.forms == "all" ? gemm_forms(asked.bits, asked.batch, {Layout::kRowMajor})
+                            : std::vector<GemmForm>{asked};
   GemmBenchOptions options;
   if (!o.sizes.empty()) options.shapes = parse_shapes(o.sizes);
   options.repetitions = o.reps;
@@ -126,10 +114,7 @@ VerbRun add_tune(CLI::App& app) {
     std::size_t device = 0;
     int reps = 5;
     bool json = false, save = true;
-    // --gemm: the GEMM entry points' families in a form (fatcl/gemm.hpp).
-    bool gemm = false, trans_a = false, trans_b = false;
-    std::string precision = "single", layout = "row", forms;
-    std::size_t batch = 1;
+    GemmFormOptions gemm;  // any given: the GEMM entry points' families in a form
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -168,22 +153,12 @@ VerbRun add_tune(CLI::App& app) {
                   "key this fatcl version's measurement wins, then the newer)")
       ->delimiter(',');
   cmd->add_flag("--json", o->json, "print one JSON document to stdout");
-  cmd->add_flag("--gemm", o->gemm,
-                "tune the GEMM entry points (fatcl/gemm.hpp) instead: every variant of the "
-                "precision's family in every tier, in the form the next options give, one entry "
-                "per form and size (no budget: the families are small)");
-  cmd->add_option("--precision", o->precision, "GEMM form: single, double or half")
-      ->check(CLI::IsMember({"single", "double", "half"}));
-  cmd->add_option("--layout", o->layout, "GEMM form: row or col (column-major)")
-      ->check(CLI::IsMember({"row", "col"}));
-  cmd->add_flag("--transA", o->trans_a, "GEMM form: op(A) = A^T");
-  cmd->add_flag("--transB", o->trans_b, "GEMM form: op(B) = B^T");
-  add_whole_number(cmd, "--batch", o->batch, 1, 1000000,
-                   "GEMM form: products per call (strided batch)");
-  cmd->add_option("--forms", o->forms,
-                  "GEMM: all = the four row-major op(A), op(B) forms (a column-major call runs "
-                  "as one of them)")
-      ->check(CLI::IsMember({"all"}));
+  add_gemm_form_options(cmd, &o->gemm,
+                        "tune the GEMM entry points (fatcl/gemm.hpp) instead: every variant of "
+                        "the precision's family in every tier, in the form the next options give, "
+                        "one entry per form and size (no budget: the families are small)",
+                        "GEMM: all = the four row-major op(A), op(B) forms (a column-major call "
+                        "runs as one of them)");
   return [o] {
     TuneOptions options;
     options.budget_seconds = parse_budget(o->budget);
@@ -211,10 +186,7 @@ VerbRun add_tune(CLI::App& app) {
       }
     }
     if (!o->export_to.empty() || !o->merge.empty()) return share_entries(*o, store);
-    if (o->gemm || o->trans_a || o->trans_b || o->precision != "single" || o->layout != "row" ||
-        o->batch != 1 || !o->forms.empty()) {
-      return tune_gemm(*o, store);
-    }
+    if (o->gemm.asked()) return tune_gemm(*o, store);
     const cl::Device device = pick_device(o->platform, o->device);
     const cl::Context context = context_for(device);
     std::signal(SIGINT, on_sigint);

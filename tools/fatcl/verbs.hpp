@@ -10,6 +10,10 @@
 
 #include "fatcl/loader.hpp"
 
+namespace fatcl {
+struct GemmForm;  // fatcl/gemm_bench.hpp
+}
+
 namespace fatcl::tool {
 
 // Runs a parsed verb; returns the exit status.
@@ -47,5 +51,19 @@ inline CLI::Option* add_whole_number(CLI::App* app, const std::string& name, std
       ->check(CLI::Validator(check, ""))
       ->type_name("UINT");
 }
+
+// The GEMM form options that fatcl bench and fatcl tune share: any of them
+// given turns the verb to the GEMM entry points (fatcl/gemm.hpp).
+struct GemmFormOptions {
+  bool gemm = false, trans_a = false, trans_b = false;
+  std::string precision = "single", layout = "row", forms;
+  std::size_t batch = 1;
+  bool asked() const;
+  GemmForm form() const;  // the precision, layout, transposes and batch
+};
+// --gemm (`what` its help), --precision, --forms (`forms` its help),
+// --layout, --transA, --transB and --batch. (bench.cpp)
+void add_gemm_form_options(CLI::App* cmd, GemmFormOptions* o, const std::string& what,
+                           const std::string& forms);
 
 }  // namespace fatcl::tool

@@ -26,6 +26,10 @@ struct GemmForm {
   std::string describe() const;
 };
 
+// Every op(A) x op(B) in each of `layouts` (in that order; NN, NT, TN, TT
+// within each), of one precision and batch.
+std::vector<GemmForm> gemm_forms(int bits, std::size_t batch, const std::vector<Layout>& layouts);
+
 // One call as the bench makes it: alpha 1, beta 0, the least leading
 // dimensions, products one after the other (stride: one matrix).
 struct GemmCall {
