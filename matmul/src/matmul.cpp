@@ -287,6 +287,13 @@ std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::tuned_for(
   TuningMatch match;
   // The entry's order for this shape (the family's model carries it).
   std::optional<TuningEntry> carried;
+  // The variant and the tier it was measured in: on NVIDIA (PTX against
+  // source) and Intel's CPU runtime (SPIR-V against source) one variant's
+  // builds run at different speeds.
+  const auto ranked_first = [&](const LoadedKernel& l) {
+    return carried && carried->ranking.front().variant == l.variant.name &&
+           carried->ranking.front().tier == l.tier;
+  };
   if (options.variant.empty() && options.use_tuning) {
     match = options.store->find_tuning(caps, family.manifest(), problem,
                                        shipped_tuning_for(family, caps),
@@ -295,7 +302,7 @@ std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::tuned_for(
       carried = carry_tuning(*match.entry, family, caps, problem, nullptr, nullptr,
                              launch_floor_ms(*options.store, family, caps));
     }
-    if (carried && carried->ranking.front().variant != loaded.variant.name) {
+    if (carried && !ranked_first(loaded)) {
       try {
         chosen = std::make_unique<Chosen>(
             Chosen{load(context, device, family, load_options(problem, true)), kernel});
@@ -304,12 +311,13 @@ std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::tuned_for(
       }
     }
   }
-  if (!chosen || chosen->loaded.variant.name == loaded.variant.name) {
+  if (!chosen || (chosen->loaded.variant.name == loaded.variant.name &&
+                   chosen->loaded.tier == loaded.tier)) {
     chosen = std::make_unique<Chosen>(Chosen{loaded, kernel});
     LoadedKernel& l = chosen->loaded;
     // The entry decided where it ranks this kernel first (for this shape).
     l.tuning_entry.reset();
-    if (carried && carried->ranking.front().variant == loaded.variant.name) {
+    if (ranked_first(loaded)) {
       l.tuning_entry = *match.entry;
     }
     if (options.variant.empty() && options.use_tuning) {

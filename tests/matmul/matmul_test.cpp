@@ -889,7 +889,9 @@ TEST(Auto, TuneRanksCheckedMeasurementsAndTheLoaderFollows) {
   EXPECT_EQ(tuned.loaded_for(48, 80, 40).variant.name, s.entry->ranking.front().variant)
       << tuned.loaded_for(48, 80, 40).explanation.to_string(Explanation::Detail::EveryStep);
   EXPECT_EQ(tuned.loaded_for(48, 80, 40).tier, s.entry->ranking.front().tier)
-      << "the tier measured fastest";
+      << "the tier measured fastest\n"
+      << report.to_text() << "\n"
+      << tuned.loaded_for(48, 80, 40).explanation.to_string(Explanation::Detail::EveryStep);
   EXPECT_LE(run_and_compare(tuned, {48, 80, 40}), kMatmulTolerance);
 }
 
