@@ -15,7 +15,11 @@
  *   launch): a staged operand is loaded as vectors along whichever of its
  *   dimensions is contiguous in memory (K for A, N for B when not
  *   transposed; M for A^T, K for B^T) and stored into the same __local
- *   layout, so the slice's multiply-adds do not change. An operand read
+ *   layout, so the slice's multiply-adds do not change. Both directions
+ *   share one path (the vector's position and the step of its __local
+ *   stores are chosen, not its code): with a path per direction ptxas gave
+ *   the 128 x 128 tile 255 registers instead of 172, and the 128 x 256 tile
+ *   544 bytes of spills instead of 32 (sm_90, 2026-12-02). An operand read
  *   from global memory (SA = 0, SB = 0) is read with strides known here:
  *   A^T in place by a copy of the slice of its own (for one k a
  *   work-item's rows are contiguous), B never transposed (the host packs
@@ -153,10 +157,10 @@
 #define PADA 4
 
 /* op(A)(row, k) and op(B)(k, col) through their strides, zeros outside. */
-#define A_AT(row, k) A[a_offset + (long)(row) * a_rs + (long)(k) * a_ks]
+#define A_AT(row, k) A[(long)(row) * a_rs + (long)(k) * a_ks]
+#define B_AT(k, col) B[(long)(k) * b_rs + (long)(col) * b_cs]
 #define A_GUARDED(row, k) (((row) < M && (k) < K) ? LOAD1(0, &A_AT(row, k)) : (real)0)
-#define B_GUARDED(k, col) \
-  (((k) < K && (col) < N) ? LOAD1(0, &B[b_offset + (long)(k) * b_rs + (long)(col) * b_cs]) : (real)0)
+#define B_GUARDED(k, col) (((k) < K && (col) < N) ? LOAD1(0, &B_AT(k, col)) : (real)0)
 
 #define A_LOADS ((MWG * KWG) / (VWM * WGS)) /* VWM-vectors of A per work-item and slice */
 #define B_LOADS ((KWG * NWG) / (VWN * WGS)) /* VWN-vectors of B per work-item and slice */
@@ -168,94 +172,75 @@
  * transposed, along M of A^T's row k (index -> k, vector mv) and along K of
  * B^T's row `col` (index -> column c, vector kv). */
 #if SA
+/* The l-th A vector of a work-item: its first element op(A)(row0 + r, kn +
+ * k) and, where a_trans, the next ones down M (else along K). */
+#define A_VECTOR(l, r, k)                                                                     \
+  const int idx = (l) * WGS + tid;                                                            \
+  const int r = a_trans ? (idx % (MWG / VWM)) * VWM : idx / (KWG / VWM);                     \
+  const int k = a_trans ? idx / (MWG / VWM) : (idx % (KWG / VWM)) * VWM
 #define FETCH_A(kn, fast_n)                                                                   \
-  if (!a_trans) {                                                                             \
-    for (int l = 0; l < A_LOADS; ++l) {                                                       \
-      const int idx = l * WGS + tid, r = idx / (KWG / VWM), kv = idx % (KWG / VWM);          \
-      __global const storage* p = A + a_offset + (long)(row0 + r) * a_rs + (kn);              \
-      if ((fast_n) && rows_whole && a_aligned) {                                              \
-        ra[l] = LOADA(VWM, kv, p);                                                            \
-      } else if ((fast_n) && rows_whole) {                                                    \
-        ra[l] = LOADV(VWM, kv, p);                                                            \
-      } else {                                                                                \
-        real t[VWM];                                                                          \
-        for (int c = 0; c < VWM; ++c) t[c] = A_GUARDED(row0 + r, (kn) + kv * VWM + c);       \
-        ra[l] = PACKM(t);                                                                     \
-      }                                                                                       \
-    }                                                                                         \
-  } else {                                                                                    \
-    for (int l = 0; l < A_LOADS; ++l) {                                                       \
-      const int idx = l * WGS + tid, k = idx / (MWG / VWM), mv = idx % (MWG / VWM);          \
-      __global const storage* p = A + a_offset + (long)((kn) + k) * a_ks + row0;              \
-      if ((fast_n) && rows_whole && a_aligned) {                                              \
-        ra[l] = LOADA(VWM, mv, p);                                                            \
-      } else if ((fast_n) && rows_whole) {                                                    \
-        ra[l] = LOADV(VWM, mv, p);                                                            \
-      } else {                                                                                \
-        real t[VWM];                                                                          \
-        for (int c = 0; c < VWM; ++c) t[c] = A_GUARDED(row0 + mv * VWM + c, (kn) + k);       \
-        ra[l] = PACKM(t);                                                                     \
-      }                                                                                       \
+  for (int l = 0; l < A_LOADS; ++l) {                                                         \
+    A_VECTOR(l, r, k);                                                                        \
+    __global const storage* p = &A_AT(row0 + r, (kn) + k);                                    \
+    if ((fast_n) && rows_whole && a_aligned) {                                                \
+      ra[l] = LOADA(VWM, 0, p);                                                               \
+    } else if ((fast_n) && rows_whole) {                                                      \
+      ra[l] = LOADV(VWM, 0, p);                                                               \
+    } else {                                                                                  \
+      real t[VWM];                                                                            \
+      /* The vector's elements inside op(A): it runs along M or K. */                       \
+      const int inside = a_trans ? ((kn) + k < K ? M - (row0 + r) : 0)                        \
+                                 : (row0 + r < M ? K - ((kn) + k) : 0);                       \
+      for (int c = 0; c < VWM; ++c) t[c] = c < inside ? LOAD1(c, p) : (real)0;                \
+      ra[l] = PACKM(t);                                                                       \
     }                                                                                         \
   }
 #define STASH_A()                                                                             \
   for (int l = 0; l < A_LOADS; ++l) {                                                         \
+    A_VECTOR(l, r, k);                                                                        \
     real t[VWM];                                                                              \
     UNPACKM(ra[l], t);                                                                        \
-    if (!a_trans) {                                                                           \
-      const int idx = l * WGS + tid, r = idx / (KWG / VWM), kv = idx % (KWG / VWM);          \
-      for (int c = 0; c < VWM; ++c) As[kv * VWM + c][r] = t[c];                               \
-    } else {                                                                                  \
-      const int idx = l * WGS + tid, k = idx / (MWG / VWM), mv = idx % (MWG / VWM);          \
-      for (int c = 0; c < VWM; ++c) As[k][mv * VWM + c] = t[c];                               \
-    }                                                                                         \
+    __local real* as = &As[k][r];                                                             \
+    for (int c = 0; c < VWM; ++c) as[a_trans ? c : c * (MWG + PADA)] = t[c];                  \
   }
 #else
 #define FETCH_A(kn, fast_n)
 #define STASH_A()
 #endif
 #if SB
+/* The l-th B vector of a work-item: its first element op(B)(kn + k, col0 +
+ * c) and, where b_trans, the next ones down K (else along N). */
+#define B_VECTOR(l, k, c)                                                                     \
+  const int idx = (l) * WGS + tid;                                                            \
+  const int k = b_trans ? (idx % (KWG / VWN)) * VWN : idx / (NWG / VWN);                     \
+  const int c = b_trans ? idx / (KWG / VWN) : (idx % (NWG / VWN)) * VWN
 #define FETCH_B(kn, fast_n)                                                                   \
-  if (!b_trans) {                                                                             \
-    for (int l = 0; l < B_LOADS; ++l) {                                                       \
-      const int idx = l * WGS + tid, k = idx / (NWG / VWN), nv = idx % (NWG / VWN);          \
-      __global const storage* p = B + b_offset + (long)((kn) + k) * b_rs + col0;              \
-      if ((fast_n) && cols_whole && b_aligned) {                                              \
-        rb[l] = LOADA(VWN, nv, p);                                                            \
-      } else if ((fast_n) && cols_whole) {                                                    \
-        rb[l] = LOADV(VWN, nv, p);                                                            \
-      } else {                                                                                \
-        real t[VWN];                                                                          \
-        for (int c = 0; c < VWN; ++c) t[c] = B_GUARDED((kn) + k, col0 + nv * VWN + c);       \
-        rb[l] = PACKN(t);                                                                     \
-      }                                                                                       \
-    }                                                                                         \
-  } else {                                                                                    \
-    for (int l = 0; l < B_LOADS; ++l) {                                                       \
-      const int idx = l * WGS + tid, c = idx / (KWG / VWN), kv = idx % (KWG / VWN);          \
-      __global const storage* p = B + b_offset + (long)(col0 + c) * b_cs + (kn);              \
-      if ((fast_n) && cols_whole && b_aligned) {                                              \
-        rb[l] = LOADA(VWN, kv, p);                                                            \
-      } else if ((fast_n) && cols_whole) {                                                    \
-        rb[l] = LOADV(VWN, kv, p);                                                            \
-      } else {                                                                                \
-        real t[VWN];                                                                          \
-        for (int e = 0; e < VWN; ++e) t[e] = B_GUARDED((kn) + kv * VWN + e, col0 + c);       \
-        rb[l] = PACKN(t);                                                                     \
-      }                                                                                       \
+  for (int l = 0; l < B_LOADS; ++l) {                                                         \
+    B_VECTOR(l, k, c);                                                                        \
+    __global const storage* p = &B_AT((kn) + k, col0 + c);                                    \
+    if ((fast_n) && cols_whole && b_aligned) {                                                \
+      rb[l] = LOADA(VWN, 0, p);                                                               \
+    } else if ((fast_n) && cols_whole) {                                                      \
+      rb[l] = LOADV(VWN, 0, p);                                                               \
+    } else {                                                                                  \
+      real t[VWN];                                                                            \
+      /* The vector's elements inside op(B): it runs along K or N. */                       \
+      const int inside = b_trans ? (col0 + c < N ? K - ((kn) + k) : 0)                        \
+                                 : ((kn) + k < K ? N - (col0 + c) : 0);                       \
+      for (int e = 0; e < VWN; ++e) t[e] = e < inside ? LOAD1(e, p) : (real)0;                \
+      rb[l] = PACKN(t);                                                                       \
     }                                                                                         \
   }
 #define STASH_B()                                                                             \
   for (int l = 0; l < B_LOADS; ++l) {                                                         \
+    B_VECTOR(l, k, c);                                                                        \
     if (!b_trans) {                                                                           \
-      const int idx = l * WGS + tid, k = idx / (NWG / VWN), nv = idx % (NWG / VWN);          \
-      Bs[k][nv] = rb[l];                                                                      \
+      Bs[k][c / VWN] = rb[l];                                                                 \
     } else {                                                                                  \
-      const int idx = l * WGS + tid, c = idx / (KWG / VWN), kv = idx % (KWG / VWN);          \
       real t[VWN];                                                                            \
       UNPACKN(rb[l], t);                                                                      \
-      __local real* bs = (__local real*)Bs;                                                   \
-      for (int e = 0; e < VWN; ++e) bs[(kv * VWN + e) * NWG + c] = t[e];                      \
+      __local real* bs = (__local real*)Bs + k * NWG + c;                                     \
+      for (int e = 0; e < VWN; ++e) bs[e * NWG] = t[e];                                       \
     }                                                                                         \
   }
 #else
@@ -277,11 +262,11 @@
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
 void gemm_blocked(const int M, const int N, int K, const int k_begin, const int accumulate,
                   const real alpha_arg, const real beta_arg,
-                  __global const storage* restrict A, const long a_offset_arg, const int lda,
+                  __global const storage* restrict A_arg, const long a_offset_arg, const int lda,
                   const int a_trans, const long a_stride,
-                  __global const storage* restrict B, const long b_offset_arg, const int ldb,
+                  __global const storage* restrict B_arg, const long b_offset_arg, const int ldb,
                   const int b_trans, const long b_stride,
-                  __global storage* restrict C, const long c_offset_arg, const int ldc,
+                  __global storage* restrict C_arg, const long c_offset_arg, const int ldc,
                   const long c_stride,
                   __global const long* restrict batch_offsets,
                   __global const real* restrict batch_scalars, const int per_batch) {
@@ -291,6 +276,9 @@ void gemm_blocked(const int M, const int N, int K, const int k_begin, const int 
 #if SB
   __local realN Bs[KWG][NWG / VWN];
 #endif
+  __global const storage* restrict A = A_arg;
+  __global const storage* restrict B = B_arg;
+  __global storage* restrict C = C_arg;
   const int tx = (int)get_local_id(0);
   const int ty = (int)get_local_id(1);
   const int z = (int)get_group_id(2);
@@ -324,8 +312,9 @@ void gemm_blocked(const int M, const int N, int K, const int k_begin, const int 
   const long b_rs = ldb;
 #define b_cs 1
 #endif
-  a_offset += (long)k_begin * a_ks;
-  b_offset += (long)k_begin * b_rs;
+  A += a_offset + (long)k_begin * a_ks;
+  B += b_offset + (long)k_begin * b_rs;
+  C += c_offset;
 
   const int own_row0 = (int)get_group_id(1) * MWG;
   const int own_col0 = (int)get_group_id(0) * NWG;
@@ -339,12 +328,12 @@ void gemm_blocked(const int M, const int N, int K, const int k_begin, const int 
 #if SA
   realM ra[A_LOADS];
   const int a_aligned =
-      VWM == 1 || (lda % VWM == 0 && a_offset % VWM == 0 && (!a_trans || row0 % VWM == 0));
+      VWM == 1 || (lda % VWM == 0 && (A - A_arg) % VWM == 0 && (!a_trans || row0 % VWM == 0));
 #endif
 #if SB
   realN rb[B_LOADS];
   const int b_aligned =
-      VWN == 1 || (ldb % VWN == 0 && b_offset % VWN == 0 && (b_trans || col0 % VWN == 0));
+      VWN == 1 || (ldb % VWN == 0 && (B - B_arg) % VWN == 0 && (b_trans || col0 % VWN == 0));
 #endif
   const int c_vectors = cols_whole && col0 == own_col0 && ldc % VWN == 0 && c_offset % VWN == 0;
 
@@ -396,7 +385,7 @@ void gemm_blocked(const int M, const int N, int K, const int k_begin, const int 
               b[j] = Bs[k][j * NDIMC + tx];
 #else
               if (!guarded) {
-                b[j] = LOADV(VWN, j * NDIMC + tx, B + b_offset + (long)(kk + k) * b_rs + col0);
+                b[j] = LOADV(VWN, j * NDIMC + tx, B + (long)(kk + k) * b_rs + col0);
               } else {
                 real t[VWN];
 #pragma unroll
@@ -414,8 +403,8 @@ void gemm_blocked(const int M, const int N, int K, const int k_begin, const int 
 #else
               const int row = row0 + ty * MWI + i;
               const real a = guarded        ? A_GUARDED(row, kk + k)
-                             : variant == 2 ? LOAD1(0, &A[a_offset + (long)(kk + k) * lda + row])
-                                            : LOAD1(0, &A[a_offset + (long)row * lda + kk + k]);
+                             : variant == 2 ? LOAD1(0, &A[(long)(kk + k) * lda + row])
+                                            : LOAD1(0, &A[(long)row * lda + kk + k]);
 #endif
 #pragma unroll
               for (int j = 0; j < NVW; ++j) acc[i][j] = MULADD((realN)(a), b[j], acc[i][j]);
@@ -439,7 +428,7 @@ void gemm_blocked(const int M, const int N, int K, const int k_begin, const int 
   for (int i = 0; i < MWI; ++i) {
     const int row = row0 + ty * MWI + i;
     if (row < own_row0 || row >= M) continue;
-    __global storage* crow = C + c_offset + (long)row * ldc;
+    __global storage* crow = C + (long)row * ldc;
 #pragma unroll
     for (int j = 0; j < NVW; ++j) {
       const int cv = j * NDIMC + tx;

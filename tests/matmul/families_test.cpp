@@ -6,6 +6,7 @@
 #include <iterator>
 #include <map>
 
+#include "fatcl/gemm.hpp"
 #include "fatcl/matmul.hpp"
 #include "fatcl/store.hpp"
 #include "synthetic_device.hpp"
@@ -54,24 +55,27 @@ TEST(MatmulFamilies, BlockedRankingFollowsFusedMultiplyAdd) {
 // The shipped entries name the bundled modules as they are: a kernel or
 // toolchain change that rebuilds them must come with new measurements
 // (tools/ship-tuning.py), else the loader would pass the entries over.
-TEST(MatmulFamilies, ShippedEntriesMatchTheBundledModules) {
+void expect_shipped_entries_match(const std::string& path,
+                                  const std::vector<const Family*>& families) {
+  SCOPED_TRACE(path);
   // The file read whole, as a store document: every entry, each family's own.
-  std::ifstream file(FATCL_SOURCE_DIR "/matmul/tuning/shipped.json");
+  std::ifstream file(path);
   const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   const std::vector<TuningEntry> all = parse_tuning_entries(text, "shipped.json");
   ASSERT_FALSE(all.empty());
   std::map<std::pair<std::string, std::string>, std::size_t> per_family_and_platform;
   for (const TuningEntry& e : all) ++per_family_and_platform[{e.family, e.platform}];
-  for (MatmulKernel k : matmul_kernels()) {
-    const Family& family = matmul_family(k);
-    const Manifest& manifest = family.manifest();
+  std::size_t matched = 0;
+  for (const Family* family : families) {
+    const Manifest& manifest = family->manifest();
     for (const auto& [key, count] : per_family_and_platform) {
       if (key.first != manifest.family) continue;
       // What a device of that platform reads, a line at a time, is all of them.
       DeviceCaps caps;
       caps.platform_name = key.second;
-      const std::vector<TuningEntry>& shipped = shipped_tuning_for(family, caps);
+      const std::vector<TuningEntry>& shipped = shipped_tuning_for(*family, caps);
       EXPECT_EQ(shipped.size(), count) << key.first << " on " << key.second;
+      matched += count;
       for (const TuningEntry& e : shipped) {
         SCOPED_TRACE(e.describe());
         EXPECT_EQ(e.origin, "shipped with fatcl");
@@ -91,10 +95,24 @@ TEST(MatmulFamilies, ShippedEntriesMatchTheBundledModules) {
       }
     }
   }
+  EXPECT_EQ(matched, all.size()) << "entries of a family not bundled";
+}
+
+TEST(MatmulFamilies, ShippedEntriesMatchTheBundledModules) {
+  std::vector<const Family*> families;
+  for (MatmulKernel k : matmul_kernels()) families.push_back(&matmul_family(k));
+  expect_shipped_entries_match(FATCL_SOURCE_DIR "/matmul/tuning/shipped.json", families);
   // A platform fatcl never measured reads none.
   DeviceCaps unknown;
   unknown.platform_name = "a platform nobody measured";
   EXPECT_TRUE(shipped_tuning_for(matmul_family(MatmulKernel::Blocked), unknown).empty());
+}
+
+// The GEMM entry points' entries likewise (gemm/tuning/shipped.json):
+// kernels/gemm_blocked.cl edited, even a comment, voids its source tier.
+TEST(MatmulFamilies, GemmShippedEntriesMatchTheBundledModules) {
+  expect_shipped_entries_match(FATCL_SOURCE_DIR "/gemm/tuning/shipped.json",
+                               {&gemm_family(16), &gemm_family(32), &gemm_family(64)});
 }
 
 // The blocked family's defaults are its grid's first points of each kind
