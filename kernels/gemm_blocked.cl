@@ -20,13 +20,12 @@
  *   stores are chosen, not its code): with a path per direction ptxas gave
  *   the 128 x 128 tile 255 registers instead of 172, and the 128 x 256 tile
  *   544 bytes of spills instead of 32 (sm_90, 2026-12-02). An operand read
- *   from global memory (SA = 0, SB = 0) is read with strides known here:
- *   A^T in place by a copy of the slice of its own (for one k a
- *   work-item's rows are contiguous), B never transposed (the host packs
- *   B^T into a row-major copy first, kernels/gemm_transpose.cl, and passes
- *   b_trans = 0: B's vectors run along N). With the strides left to run
- *   time the CPU points ran at 0.7 of this speed (1024^3 on PoCL, 2 Zen 4
- *   cores, 2026-12-02).
+ *   from global memory (SA = 0, SB = 0) is never transposed: the host
+ *   packs A^T and B^T into row-major copies first
+ *   (kernels/gemm_transpose.cl) and passes a_trans = 0, b_trans = 0, and
+ *   the kernel reads them with strides known here. With the strides left
+ *   to run time the CPU points ran at 0.7 of this speed (1024^3 on PoCL, 2
+ *   Zen 4 cores, 2026-12-02).
  * - alpha and beta: C = alpha * AB + beta * C, C not read where beta is 0
  *   (a NaN there is ignored, as BLAS says), A and B not read where alpha is
  *   0 or K is 0 (C = beta * C then). `accumulate` (the second and later
@@ -153,7 +152,9 @@
 #endif
 
 /* The transposed A slice is padded by 4 elements a row (bank conflicts on
- * the transposed stores). */
+ * the transposed stores); the B slice by one vector, for B^T's stores down
+ * K (without it a warp's stores met 8 banks, with it 16; NT and TT ran 4-6 %
+ * behind NN on the H200 at 4096^3, 2026-12-03). */
 #define PADA 4
 
 /* op(A)(row, k) and op(B)(k, col) through their strides, zeros outside. */
@@ -239,8 +240,8 @@
     } else {                                                                                  \
       real t[VWN];                                                                            \
       UNPACKN(rb[l], t);                                                                      \
-      __local real* bs = (__local real*)Bs + k * NWG + c;                                     \
-      for (int e = 0; e < VWN; ++e) bs[e * NWG] = t[e];                                       \
+      __local real* bs = (__local real*)Bs + k * (NWG + VWN) + c;                             \
+      for (int e = 0; e < VWN; ++e) bs[e * (NWG + VWN)] = t[e];                               \
     }                                                                                         \
   }
 #else
@@ -274,7 +275,7 @@ void gemm_blocked(const int M, const int N, int K, const int k_begin, const int 
   __local real As[KWG][MWG + PADA];
 #endif
 #if SB
-  __local realN Bs[KWG][NWG / VWN];
+  __local realN Bs[KWG][NWG / VWN + 1];
 #endif
   __global const storage* restrict A = A_arg;
   __global const storage* restrict B = B_arg;
@@ -358,18 +359,15 @@ void gemm_blocked(const int M, const int N, int K, const int k_begin, const int 
     if (kk + KWG < K) FETCH(kk + KWG);
 #endif
 #endif
-    /* The slice's copies: 0 unguarded, 1 guarded; an unstaged A also 2,
-     * unguarded A^T. Each unguarded copy reads an unstaged A with strides
-     * known here (A^T is read in place: for one k a work-item's rows are
-     * contiguous). */
+    /* The slice's copies: 0 unguarded, 1 guarded (where an operand is read
+     * from global memory); the unguarded one reads it with strides known
+     * here. */
 #if SA && SB
 #define SLICE_VARIANTS 1
-#elif SA
-#define SLICE_VARIANTS 2
 #else
-#define SLICE_VARIANTS 3
+#define SLICE_VARIANTS 2
 #endif
-    const int pick = !fast ? 1 : (!SA && a_trans) ? 2 : 0;
+    const int pick = !fast ? 1 : 0;
 #pragma unroll
     for (int variant = 0; variant < SLICE_VARIANTS; ++variant) {
       if (SLICE_VARIANTS == 1 || variant == pick) {
@@ -402,9 +400,7 @@ void gemm_blocked(const int M, const int N, int K, const int k_begin, const int 
               const real a = As[k][ty * MWI + i];
 #else
               const int row = row0 + ty * MWI + i;
-              const real a = guarded        ? A_GUARDED(row, kk + k)
-                             : variant == 2 ? LOAD1(0, &A[(long)(kk + k) * lda + row])
-                                            : LOAD1(0, &A[(long)row * lda + kk + k]);
+              const real a = guarded ? A_GUARDED(row, kk + k) : LOAD1(0, &A[(long)row * lda + kk + k]);
 #endif
 #pragma unroll
               for (int j = 0; j < NVW; ++j) acc[i][j] = MULADD((realN)(a), b[j], acc[i][j]);

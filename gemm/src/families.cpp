@@ -151,10 +151,12 @@ const Family& gemm_transpose_family() {
 
 cl_event launch_transpose(cl_command_queue queue, cl_kernel kernel, std::size_t rows,
                           std::size_t cols, cl_mem x, std::size_t offset, std::size_t ld,
-                          std::size_t stride, cl_mem batch_offsets, bool per_batch, cl_mem t,
-                          std::size_t batch, const std::vector<cl_event>& wait) {
-  const cl_int R = cl_int(rows), C = cl_int(cols), LD = cl_int(ld), PB = per_batch ? 1 : 0;
-  const cl_long O = cl_long(offset), S = cl_long(stride);
+                          std::size_t stride, cl_mem batch_offsets, bool per_batch, int which,
+                          cl_mem t, std::size_t t_offset, std::size_t batch,
+                          const std::vector<cl_event>& wait) {
+  const cl_int R = cl_int(rows), C = cl_int(cols), LD = cl_int(ld), PB = per_batch ? 1 : 0,
+               W = which;
+  const cl_long O = cl_long(offset), S = cl_long(stride), TO = cl_long(t_offset);
   const std::vector<Arg> args{{sizeof R, &R, "rows"},
                               {sizeof C, &C, "cols"},
                               {sizeof(cl_mem), &x, "X"},
@@ -163,7 +165,9 @@ cl_event launch_transpose(cl_command_queue queue, cl_kernel kernel, std::size_t 
                               {sizeof S, &S, "stride"},
                               {sizeof(cl_mem), &batch_offsets, "batch_offsets"},
                               {sizeof PB, &PB, "per_batch"},
-                              {sizeof(cl_mem), &t, "T"}};
+                              {sizeof W, &W, "which"},
+                              {sizeof(cl_mem), &t, "T"},
+                              {sizeof TO, &TO, "t_offset"}};
   for (cl_uint i = 0; i < args.size(); ++i) {
     check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
              std::string("clSetKernelArg(gemm_transpose, ") + args[i].name + ")");

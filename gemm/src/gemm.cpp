@@ -459,12 +459,15 @@ StatusCode run(Request r) {
   }
   const std::size_t k_used = all_alpha_zero ? 0 : r.k;
   const Chosen chosen = choose(context, device, r.bits, a_trans, b_trans, r.m, r.n, k_used, r.batch);
-  // A point that reads B from global memory takes B^T packed by a pass
-  // first (its loads run along N, which B^T does not hold contiguously); the
-  // pass is part of the call. (A^T such a point reads in place: for one k a
-  // work-item's rows are contiguous.)
+  // A point that reads an operand from global memory takes its transpose
+  // packed by a pass first (its loads of B run along N, which B^T does not
+  // hold contiguously; A^T read in place cost it 1.3 to 2.5 times NN's
+  // time); the passes are part of the call. Packed A^T (m x k per product)
+  // comes first in the space, B^T (k x n) after it.
+  const bool pack_a = a_trans && k_used > 0 && chosen.variant.param("SA") == 0;
   const bool pack_b = b_trans && k_used > 0 && chosen.variant.param("SB") == 0;
-  const std::size_t packed_bytes = pack_b ? k_used * r.n * r.batch * (std::size_t(r.bits) / 8) : 0;
+  const std::size_t a_packed = pack_a ? r.m * k_used : 0, b_packed = pack_b ? k_used * r.n : 0;
+  const std::size_t packed_bytes = (a_packed + b_packed) * r.batch * (std::size_t(r.bits) / 8);
   if (r.temp_size) {
     *r.temp_size = packed_bytes;
     return StatusCode::kSuccess;
@@ -477,7 +480,8 @@ StatusCode run(Request r) {
     }
     if (size < packed_bytes) {
       g_message = "the temporary buffer holds " + std::to_string(size) +
-                  " bytes; packing B^T for this call takes " + std::to_string(packed_bytes) +
+                  " bytes; packing " + (pack_a && pack_b ? "A^T and B^T" : pack_a ? "A^T" : "B^T") +
+                  " for this call takes " + std::to_string(packed_bytes) +
                   " (GemmTempBufferSize)";
       return StatusCode::kInsufficientMemoryTemp;
     }
@@ -515,7 +519,7 @@ StatusCode run(Request r) {
       o[3 * i + 2] = cl_long(r.c_offsets[i]);
     }
   }
-  if (pack_b) {
+  if (pack_a || pack_b) {
     const Chosen t = choose_transpose(context, device, r.bits);
     cl_kernel tk = clCreateKernel(t.program(), "gemm_transpose", &err);
     check_cl(err, "clCreateKernel(gemm_transpose)");
@@ -526,15 +530,29 @@ StatusCode run(Request r) {
       given = given_offsets->m;
     }
     space = packing_space(context, queue, packed_bytes, r.temp);
-    // op(B), k x n, stored B^T (n x k), packed row-major into the space;
-    // the batch's B offsets (index 1 of each product's three) follow it.
-    const std::size_t per = k_used * r.n;
-    last.emplace_back(detail::launch_transpose(queue, tk, r.n, k_used, r.b, r.b_offset, r.b_ld,
-                                               r.b_stride, given, r.batched, space.mem, r.batch,
-                                               {}),
-                      false);
-    for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i + 1] = cl_long(i * per);
-    l.b = space.mem, l.b_ld = r.n, l.b_trans = false, l.b_offset = 0, l.b_stride = per;
+    if (pack_a) {
+      // op(A), m x k, stored A^T (k x m), packed row-major at the space's
+      // start; the batch's A offsets (index 0 of each product's three)
+      // follow it.
+      const std::size_t per = a_packed;
+      last.emplace_back(detail::launch_transpose(queue, tk, k_used, r.m, r.a, r.a_offset, r.a_ld,
+                                                 r.a_stride, given, r.batched, 0, space.mem, 0,
+                                                 r.batch, {}),
+                        false);
+      for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i] = cl_long(i * per);
+      l.a = space.mem, l.a_ld = k_used, l.a_trans = false, l.a_offset = 0, l.a_stride = per;
+    }
+    if (pack_b) {
+      // op(B), k x n, stored B^T (n x k), packed row-major after A^T; the
+      // batch's B offsets (index 1) follow it.
+      const std::size_t start = a_packed * r.batch, per = b_packed;
+      last.emplace_back(detail::launch_transpose(queue, tk, r.n, k_used, r.b, r.b_offset, r.b_ld,
+                                                 r.b_stride, given, r.batched, 1, space.mem,
+                                                 start, r.batch, {}),
+                        false);
+      for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i + 1] = cl_long(start + i * per);
+      l.b = space.mem, l.b_ld = r.n, l.b_trans = false, l.b_offset = start, l.b_stride = per;
+    }
   }
   if (r.batched) {
     offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");

@@ -437,9 +437,8 @@ TEST(Gemm, ThreadsShareTheKeptKernels) {
 }
 
 // Gemm's temp_buffer: a kernel that reads its operands from global memory
-// takes B^T packed into it (A^T it reads in place); GemmTempBufferSize says
-// how many bytes that takes; a smaller buffer is refused before anything
-// runs.
+// takes A^T and B^T packed into it; GemmTempBufferSize says how many bytes
+// that takes; a smaller buffer is refused before anything runs.
 TEST(Gemm, TheCallersTempBufferHoldsThePackedTransposes) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   cl_device_id device = runtime().cl.device();
@@ -453,33 +452,39 @@ TEST(Gemm, TheCallersTempBufferHoldsThePackedTransposes) {
   ASSERT_FALSE(unstaged.empty()) << "sgemm_blocked has no point that stages neither operand";
   ASSERT_EQ(OverrideVariant(device, 32, unstaged), StatusCode::kSuccess) << GemmMessage();
   const Layout R = Layout::kRowMajor;
-  const Transpose T = Transpose::kYes;
+  const Transpose T = Transpose::kYes, N = Transpose::kNo;
   const std::size_t m = 13, n = 11, k = 7;
   const cl::Context& ctx = runtime().cl.context;
   std::mt19937 rng(std::random_device{}());
   for (Layout layout : {Layout::kRowMajor, Layout::kColMajor}) {
-    // Row-major, B^T is n x k as stored; column-major runs as the row-major
-    // product with A and B swapped, whose B^T is A as stored (m x k).
-    const std::size_t packed = (layout == R ? n : m) * k * sizeof(float);
-    const std::size_t lda = (layout == R ? m : k) + 3, ldb = (layout == R ? k : n) + 3;
-    const std::size_t ldc = (layout == R ? n : m) + 3;
-    std::size_t size = 1;
-    ASSERT_EQ(GemmTempBufferSize<float>(layout, T, T, m, n, k, 3, lda, 5, ldb, 2, ldc, &q, size),
-              StatusCode::kSuccess)
-        << GemmMessage();
-    EXPECT_EQ(size, packed) << name(layout);
-    cl::Buffer too_small(ctx, CL_MEM_READ_WRITE, packed - sizeof(float));
-    cl::Buffer enough(ctx, CL_MEM_READ_WRITE, packed);
-    Form f;
-    f.layout = layout;
-    f.ta = f.tb = T, f.m = m, f.n = n, f.k = k, f.alpha = 1.5, f.beta = 0.5;
-    f.temp = too_small();
-    const std::string refused = run_form(32, f, rng);
-    EXPECT_EQ(refused.rfind("status kInsufficientMemoryTemp: the temporary buffer holds", 0), 0u)
-        << refused;
-    EXPECT_EQ(refused.find("C changed"), std::string::npos) << refused;
-    f.temp = enough();
-    EXPECT_EQ(run_form(32, f, rng), "") << name(layout);
+    for (const auto& [ta, tb] : {std::pair{N, T}, std::pair{T, N}, std::pair{T, T}}) {
+      SCOPED_TRACE(std::string(name(layout)) + (ta == T ? " A^T" : " A") + (tb == T ? " B^T" : " B"));
+      // A^T packed is m x k, B^T k x n, in either layout (column-major runs
+      // as the row-major product with A and B swapped, M and N too).
+      const std::size_t packed = ((ta == T ? m * k : 0) + (tb == T ? k * n : 0)) * sizeof(float);
+      const bool a_rows_m = (layout == R) == (ta == N), b_rows_k = (layout == R) == (tb == N);
+      const std::size_t lda = (a_rows_m ? k : m) + 3, ldb = (b_rows_k ? n : k) + 3;
+      const std::size_t ldc = (layout == R ? n : m) + 3;
+      std::size_t size = 1;
+      ASSERT_EQ(
+          GemmTempBufferSize<float>(layout, ta, tb, m, n, k, 3, lda, 5, ldb, 2, ldc, &q, size),
+          StatusCode::kSuccess)
+          << GemmMessage();
+      EXPECT_EQ(size, packed);
+      cl::Buffer too_small(ctx, CL_MEM_READ_WRITE, packed - sizeof(float));
+      cl::Buffer enough(ctx, CL_MEM_READ_WRITE, packed);
+      Form f;
+      f.layout = layout;
+      f.ta = ta, f.tb = tb, f.m = m, f.n = n, f.k = k, f.alpha = 1.5, f.beta = 0.5;
+      f.temp = too_small();
+      const std::string refused = run_form(32, f, rng);
+      EXPECT_EQ(refused.rfind("status kInsufficientMemoryTemp: the temporary buffer holds", 0),
+                0u)
+          << refused;
+      EXPECT_EQ(refused.find("C changed"), std::string::npos) << refused;
+      f.temp = enough();
+      EXPECT_EQ(run_form(32, f, rng), "");
+    }
   }
   std::size_t size = 1;
   EXPECT_EQ(GemmTempBufferSize<float>(R, T, T, m, n, k, 0, m - 1, 0, k, 0, n, &q, size),
