@@ -2,21 +2,23 @@
  * B from global memory (gemm_blocked.cl's with SA = 0, SB = 0, the
  * CPU-shaped ones): their loads of B run along N, which B^T does not hold
  * contiguously (B^T through the guarded path ran at a tenth of their speed
- * on both CPU runtimes), and A^T read in place cost 1.3 to 1.5 times NN's
- * time in single precision and 2 to 2.5 times in double (1024^3, PoCL and
- * Intel's CPU runtime, 2 Zen 4 cores, 2026-12-03). The pass:
+ * on both CPU runtimes), and A^T read in place took 1.7 times NN's time
+ * (the 32 x 64 tile in single precision, PoCL) and 2.5 times in double
+ * (1024^3, 2 Zen 4 cores, 2026-12-03). The pass:
  * T[t_offset + z * rows * cols + c * rows + r] = X[z][r][c] for a rows x
  * cols row-major X with leading dimension ld, product z of the batch at
  * offset + z * stride, or, where `per_batch`, at batch_offsets[3z + which]
  * (the GEMM's three offsets per product: 0 A's, 1 B's); T packed, cols x
- * rows per product. Elements are
- * copied as bits (BITS 16, 32, 64), whatever their type. A work-group of
- * TILE x TILE work-items moves one TILE x TILE block through local memory:
- * it reads the block's rows of X along dimension 0 and writes its rows of
- * T along dimension 0, both contiguous (one work-item per element, its
- * reads a row of X apart, took 2.3 to 5 ms for 1024 x 1024 floats, this
- * 1.1 to 2.2 ms, on PoCL and Intel's CPU runtime, 2 Zen 4 cores,
- * 2026-12-02). The host rounds the NDRange up to whole blocks. */
+ * rows per product. Elements are copied as bits (BITS 16, 32, 64),
+ * whatever their type. A work-item moves one B x B block (B = 16): its rows
+ * read as vectors into private memory, its columns written as vectors, no
+ * local memory and no barrier. The host's NDRange has a work-item per block
+ * and leaves the work-group to the driver. For 1024 x 1024 floats this took
+ * 1.1-1.6 ms on PoCL and 0.9 ms on Intel's CPU runtime, against 1.9-2.7 and
+ * 1.6 ms for 16 x 16 work-groups moving a block through local memory (one
+ * work-item per element), 2 Zen 4 cores, 2026-12-03: on a CPU the
+ * work-items of a group are a loop, and the block's vectors are what its
+ * cores move well. (Only the CPU-shaped points take a pass.) */
 #if !defined(BITS)
 #error "gemm_transpose.cl: define BITS"
 #endif
@@ -29,24 +31,36 @@
 #else
 #error "gemm_transpose.cl: BITS is 16, 32 or 64"
 #endif
-#define TILE 16
+#define B 16
+#define VLOAD_(n) vload##n
+#define VLOAD(n) VLOAD_(n)
+#define VSTORE_(n) vstore##n
+#define VSTORE(n) VSTORE_(n)
 
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
-void gemm_transpose(const int rows, const int cols, __global const element* restrict X,
-                    const long offset, const int ld, const long stride,
-                    __global const long* restrict batch_offsets, const int per_batch,
-                    const int which, __global element* restrict T, const long t_offset) {
-  /* One column of padding: the column reads below fall in different banks. */
-  __local element block[TILE][TILE + 1];
-  const int lx = (int)get_local_id(0), ly = (int)get_local_id(1);
-  const int r0 = (int)get_group_id(1) * TILE, c0 = (int)get_group_id(0) * TILE;
+__kernel void gemm_transpose(const int rows, const int cols, __global const element* restrict X,
+                             const long offset, const int ld, const long stride,
+                             __global const long* restrict batch_offsets, const int per_batch,
+                             const int which, __global element* restrict T,
+                             const long t_offset) {
+  const int r0 = (int)get_global_id(1) * B, c0 = (int)get_global_id(0) * B;
   const int z = (int)get_global_id(2);
-  const long base = per_batch ? batch_offsets[3 * z + which] : offset + z * stride;
-  /* X's row r0 + ly, column c0 + lx. */
-  if (r0 + ly < rows && c0 + lx < cols) block[ly][lx] = X[base + (long)(r0 + ly) * ld + c0 + lx];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  /* T's row c0 + ly (X's column), column r0 + lx (X's row). */
-  if (c0 + ly < cols && r0 + lx < rows) {
-    T[t_offset + (long)z * rows * cols + (long)(c0 + ly) * rows + r0 + lx] = block[lx][ly];
+  __global const element* x =
+      X + (per_batch ? batch_offsets[3 * z + which] : offset + z * stride);
+  __global element* t = T + t_offset + (long)z * rows * cols;
+  if (r0 + B <= rows && c0 + B <= cols) {
+    element block[B][B];
+    for (int i = 0; i < B; ++i) VSTORE(B)(VLOAD(B)(0, x + (long)(r0 + i) * ld + c0), 0, block[i]);
+    for (int j = 0; j < B; ++j) {
+      element column[B];
+      for (int i = 0; i < B; ++i) column[i] = block[i][j];
+      VSTORE(B)(VLOAD(B)(0, column), 0, t + (long)(c0 + j) * rows + r0);
+    }
+  } else {
+    /* A block at the edge, element by element. */
+    for (int i = 0; i < B && r0 + i < rows; ++i) {
+      for (int j = 0; j < B && c0 + j < cols; ++j) {
+        t[(long)(c0 + j) * rows + r0 + i] = x[(long)(r0 + i) * ld + c0 + j];
+      }
+    }
   }
 }

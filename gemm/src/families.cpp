@@ -172,14 +172,12 @@ cl_event launch_transpose(cl_command_queue queue, cl_kernel kernel, std::size_t 
     check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
              std::string("clSetKernelArg(gemm_transpose, ") + args[i].name + ")");
   }
-  // Work-groups of 16 x 16 over whole blocks, dimension 0 along X's
-  // columns (kernels/gemm_transpose.cl).
-  constexpr std::size_t tile = 16;
-  const std::size_t global[3] = {(cols + tile - 1) / tile * tile, (rows + tile - 1) / tile * tile,
-                                 batch};
-  const std::size_t local[3] = {tile, tile, 1};
+  // A work-item per 16 x 16 block, dimension 0 along X's columns; the
+  // work-group is the driver's (kernels/gemm_transpose.cl).
+  constexpr std::size_t block = 16;
+  const std::size_t global[3] = {(cols + block - 1) / block, (rows + block - 1) / block, batch};
   cl_event done = nullptr;
-  check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, local,
+  check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, nullptr,
                                   static_cast<cl_uint>(wait.size()),
                                   wait.empty() ? nullptr : wait.data(), &done),
            "clEnqueueNDRangeKernel(gemm_transpose)");
