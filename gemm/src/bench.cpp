@@ -198,7 +198,8 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
     const double flop = shape.flop() * double(f.batch);
     GemmBenchRow row;
     row.shape = shape;
-    auto measure = [&](GemmBenchEntry e, const std::function<std::string()>& run) {
+    auto measure = [&](GemmBenchEntry e, const std::function<std::string()>& run,
+                       int repetitions) {
       if (o.progress) {
         o.progress(shape.label() + ": " + (e.variant.empty() ? e.kernel : e.variant) +
                    (e.tier ? std::string(" (") + to_string(*e.tier) + ")" : ""));
@@ -206,7 +207,7 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
       e.failure = problem.check(f, run, &e.relative_error);
       if (e.failure.empty()) {
         e.ok = e.relative_error <= tolerance(f.bits);
-        e.ms = median_ms(queue, [&] { run(); }, o.repetitions);
+        e.ms = median_ms(queue, [&] { run(); }, repetitions);
         e.gflops = flop / e.ms / 1e6;
       }
       row.entries.push_back(e);
@@ -220,18 +221,25 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
       e.kernel = kernel, e.variant = variant, e.tier = tier;
       return e;
     };
-    measure(entry("auto", "", std::nullopt), [&] { return run_fatcl(q, f, call); });
+    measure(entry("auto", "", std::nullopt), [&] { return run_fatcl(q, f, call); },
+            o.repetitions);
     for (const auto& [v, tier] : forced) {
       OverrideVariant(id, f.bits, v->name, tier);
-      measure(entry("variant", v->name, tier), [&] { return run_fatcl(q, f, call); });
+      measure(entry("variant", v->name, tier), [&] { return run_fatcl(q, f, call); },
+              o.repetitions);
+    }
+    if (o.reference) {
+      const std::string naive = gemm_naive_family(f.bits).manifest().variants.at(0).name;
+      OverrideVariant(id, f.bits, naive);
+      measure(entry("naive", naive, std::nullopt), [&] { return run_fatcl(q, f, call); }, 1);
     }
     OverrideVariant(id, f.bits, "");
     for (const GemmExternal& x : o.external) {
-      measure(entry(x.name, "", std::nullopt), [&] { return x.run(q, f, call); });
+      measure(entry(x.name, "", std::nullopt), [&] { return x.run(q, f, call); }, o.repetitions);
     }
     for (const GemmBenchEntry& e : row.entries) {
       if (!e.ok) continue;
-      if (e.kernel == "auto" || e.kernel == "variant") {
+      if (e.kernel == "auto" || e.kernel == "variant" || e.kernel == "naive") {
         row.best_fatcl_gflops = std::max(row.best_fatcl_gflops, e.gflops);
       } else {
         row.external_gflops = std::max(row.external_gflops, e.gflops);
@@ -250,7 +258,9 @@ std::string GemmBenchReport::to_text() const {
     out += r.shape.label() + ":\n";
     double auto_gflops = 0;
     for (const GemmBenchEntry& e : r.entries) {
-      const std::string name = (e.kernel == "variant" ? e.variant : e.kernel) +
+      const std::string name = (e.kernel == "variant" ? e.variant
+                                : e.kernel == "naive"  ? "naive (" + e.variant + ", timed once)"
+                                                       : e.kernel) +
                                (e.tier ? std::string(" (") + to_string(*e.tier) + ")" : "");
       if (!e.failure.empty()) {
         out += "  " + name + ": failed: " + e.failure + "\n";

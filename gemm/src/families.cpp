@@ -1,6 +1,6 @@
 // The GEMM families described (one per precision, over the blocked
-// family's parameters and PRECISION), their launch, and their trial
-// launch.
+// family's parameters and PRECISION; the reference path's, one variant
+// each), their launch, and their trial launch.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +11,9 @@
 #include "fatcl/matmul.hpp"
 #include "hgemm_blocked.hpp"
 #include "dgemm_blocked.hpp"
+#include "dgemm_naive.hpp"
+#include "hgemm_naive.hpp"
+#include "sgemm_naive.hpp"
 #include "gemm_transpose.hpp"
 #include "launch.hpp"
 #include "sgemm_blocked.hpp"
@@ -26,15 +29,28 @@ struct Arg {
   const char* name;
 };
 
+// A variant's tile of C and its work-group (the reference path's: one
+// element per work-item, WG x WG), and its K slice.
+struct Tile {
+  std::size_t mwg, nwg, mdimc, ndimc, kwg;
+};
+Tile tile_of(const Variant& v) {
+  for (const auto& [key, value] : v.params) {
+    if (key == "WG") return {std::size_t(value), std::size_t(value), std::size_t(value),
+                             std::size_t(value), 1};
+  }
+  return {std::size_t(v.param("MWG")), std::size_t(v.param("NWG")), std::size_t(v.param("MDIMC")),
+          std::size_t(v.param("NDIMC")), std::size_t(v.param("KWG"))};
+}
+
 // The trial: an M x N x K product of small integers (two tiles and a
 // ragged edge in every direction, so every path of the kernel runs: whole
 // and moved tiles, guarded slices), C poisoned with NaN, compared exactly
 // (every sum is an integer that each precision holds).
 std::string trial(const cl::Context& context, const cl::Device& device, const cl::Kernel& kernel,
                   const Variant& v, int bits) {
-  const std::size_t m = 2 * std::size_t(v.param("MWG")) + 3;
-  const std::size_t n = 2 * std::size_t(v.param("NWG")) + 5;
-  const std::size_t k = 2 * std::size_t(v.param("KWG")) + 1;
+  const Tile t = tile_of(v);
+  const std::size_t m = 2 * t.mwg + 3, n = 2 * t.nwg + 5, k = 2 * t.kwg + 1;
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> small(-2, 2);
   const std::size_t bytes = std::size_t(bits) / 8;
@@ -118,6 +134,13 @@ Family make_family(const EmbeddedFamily& embedded, int bits) {
   return Family(embedded, std::move(d));
 }
 
+Family make_naive_family(const EmbeddedFamily& embedded, int bits) {
+  FamilyDescription d;
+  d.trial = [bits](const cl::Context& context, const cl::Device& device, const cl::Kernel& k,
+                   const Variant& v) { return trial(context, device, k, v, bits); };
+  return Family(embedded, std::move(d));
+}
+
 }  // namespace
 }  // namespace fatcl::detail
 
@@ -136,6 +159,23 @@ const Family& gemm_family(int bits) {
       return h;
     default:
       throw Error("gemm_family: no family for " + std::to_string(bits) +
+                  "-bit elements (16, 32 or 64)");
+  }
+}
+
+const Family& gemm_naive_family(int bits) {
+  static const Family s = detail::make_naive_family(kernels::sgemm_naive(), 32);
+  static const Family d = detail::make_naive_family(kernels::dgemm_naive(), 64);
+  static const Family h = detail::make_naive_family(kernels::hgemm_naive(), 16);
+  switch (bits) {
+    case 32:
+      return s;
+    case 64:
+      return d;
+    case 16:
+      return h;
+    default:
+      throw Error("gemm_naive_family: no family for " + std::to_string(bits) +
                   "-bit elements (16, 32 or 64)");
   }
 }
@@ -226,20 +266,19 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
                               {sizeof PB, &PB, "per_batch"}};
   for (cl_uint i = 0; i < args.size(); ++i) {
     check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
-             std::string("clSetKernelArg(gemm_blocked, ") + args[i].name + ")");
+             "clSetKernelArg(" + v.name + ", " + args[i].name + ")");
   }
   // One NDIMC x MDIMC work-group per NWG x MWG tile of C, per product.
-  const std::size_t mwg = std::size_t(v.param("MWG")), nwg = std::size_t(v.param("NWG"));
-  const std::size_t mdimc = std::size_t(v.param("MDIMC")), ndimc = std::size_t(v.param("NDIMC"));
-  const std::size_t global[3] = {(l.n + nwg - 1) / nwg * ndimc, (l.m + mwg - 1) / mwg * mdimc,
-                                 l.batch};
-  const std::size_t local[3] = {ndimc, mdimc, 1};
+  const Tile t = tile_of(v);
+  const std::size_t global[3] = {(l.n + t.nwg - 1) / t.nwg * t.ndimc,
+                                 (l.m + t.mwg - 1) / t.mwg * t.mdimc, l.batch};
+  const std::size_t local[3] = {t.ndimc, t.mdimc, 1};
   cl_event done = nullptr;
   check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, local,
                                   static_cast<cl_uint>(wait.size()),
                                   wait.empty() ? nullptr : wait.data(), &done),
-           "clEnqueueNDRangeKernel(gemm_blocked, " + std::to_string(ndimc) + "x" +
-               std::to_string(mdimc) + " work-groups, " + std::to_string(l.batch) +
+           "clEnqueueNDRangeKernel(" + v.name + ", " + std::to_string(t.ndimc) + "x" +
+               std::to_string(t.mdimc) + " work-groups, " + std::to_string(l.batch) +
                (l.batch == 1 ? " product)" : " products)"));
   return done;
 }

@@ -78,6 +78,7 @@ struct DeviceFacts {
 struct Chosen {
   cl::Program program;
   Variant variant;
+  std::string kernel;  // the function's name: gemm_blocked, gemm_naive, gemm_transpose
 };
 // (context, device, precision, form, size classes of M, N, K and the batch, the variant
 // and tier forced where OverrideVariant forces one)
@@ -267,7 +268,9 @@ Chosen kept_or_loaded(Kept& all, const ChoiceKey& key, cl_context context, cl_de
   if (auto it = all.choices.find(key); it != all.choices.end()) return it->second;
   const LoadedKernel loaded =
       load(cl::Context(context, true), cl::Device(device, true), family, options);
-  return all.choices.emplace(key, Chosen{loaded.program, loaded.variant}).first->second;
+  return all.choices
+      .emplace(key, Chosen{loaded.program, loaded.variant, family.manifest().kernel})
+      .first->second;
 }
 
 // The program for this product: chosen by the loader for the device,
@@ -294,7 +297,14 @@ Chosen choose(cl_context context, cl_device_id device, int bits, bool a_trans, b
                       size_class(batch),
                       options.variant,
                       options.tier ? int(*options.tier) : -1};
-  return kept_or_loaded(all, key, context, device, gemm_family(bits), options);
+  // A forced variant of the reference path loads from its family.
+  const Family& naive = gemm_naive_family(bits);
+  const bool forced_naive =
+      !options.variant.empty() &&
+      std::any_of(naive.manifest().variants.begin(), naive.manifest().variants.end(),
+                  [&](const Variant& v) { return v.name == options.variant; });
+  return kept_or_loaded(all, key, context, device, forced_naive ? naive : gemm_family(bits),
+                        options);
 }
 
 // The packing kernel for `bits`-bit elements, built on first use and kept
@@ -464,8 +474,9 @@ StatusCode run(Request r) {
   // hold contiguously; A^T read in place cost it 1.3 to 2.5 times NN's
   // time); the passes are part of the call. Packed A^T (m x k per product)
   // comes first in the space, B^T (k x n) after it.
-  const bool pack_a = a_trans && k_used > 0 && chosen.variant.param("SA") == 0;
-  const bool pack_b = b_trans && k_used > 0 && chosen.variant.param("SB") == 0;
+  const bool blocked = chosen.kernel == "gemm_blocked";  // the reference path reads any form
+  const bool pack_a = blocked && a_trans && k_used > 0 && chosen.variant.param("SA") == 0;
+  const bool pack_b = blocked && b_trans && k_used > 0 && chosen.variant.param("SB") == 0;
   const std::size_t a_packed = pack_a ? r.m * k_used : 0, b_packed = pack_b ? k_used * r.n : 0;
   const std::size_t packed_bytes = (a_packed + b_packed) * r.batch * (std::size_t(r.bits) / 8);
   if (r.temp_size) {
@@ -487,8 +498,8 @@ StatusCode run(Request r) {
     }
   }
   cl_int err = CL_SUCCESS;
-  cl_kernel kernel = clCreateKernel(chosen.program(), "gemm_blocked", &err);
-  check_cl(err, "clCreateKernel(gemm_blocked)");
+  cl_kernel kernel = clCreateKernel(chosen.program(), chosen.kernel.c_str(), &err);
+  check_cl(err, "clCreateKernel(" + chosen.kernel + ")");
   const cl::Kernel kernel_owner(kernel, false);
 
   detail::GemmLaunch l;
@@ -768,19 +779,23 @@ StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& var
   g_message.clear();
   try {
     const Family& family = gemm_family(bits);
+    const Family& naive = gemm_naive_family(bits);
     Kept& all = kept();
     std::lock_guard<std::mutex> lock(all.mutex);
     if (variant.empty()) {
       all.overrides.erase({device, bits});
       return StatusCode::kSuccess;
     }
-    for (const Variant& v : family.manifest().variants) {
-      if (v.name == variant) {
-        all.overrides[{device, bits}] = {variant, tier};
-        return StatusCode::kSuccess;
+    for (const Family* f : {&family, &naive}) {
+      for (const Variant& v : f->manifest().variants) {
+        if (v.name == variant) {
+          all.overrides[{device, bits}] = {variant, tier};
+          return StatusCode::kSuccess;
+        }
       }
     }
-    g_message = family.manifest().family + " has no variant \"" + variant.substr(0, 100) + "\"";
+    g_message = family.manifest().family + " and " + naive.manifest().family +
+                " have no variant \"" + variant.substr(0, 100) + "\"";
   } catch (const Error& e) {
     g_message = e.what();
   }

@@ -532,8 +532,41 @@ TEST(Gemm, EveryVariantOfEachPrecision) {
   }
   // A name no family has is refused; "" lifts the override.
   EXPECT_EQ(OverrideVariant(device, 32, "sgemm_blocked_NO_SUCH"), StatusCode::kInvalidOverrideKernel);
-  EXPECT_NE(GemmMessage().find("sgemm_blocked has no variant"), std::string::npos) << GemmMessage();
+  EXPECT_NE(GemmMessage().find("sgemm_blocked and sgemm_naive have no variant"), std::string::npos)
+      << GemmMessage();
   for (int bits : precisions()) EXPECT_EQ(OverrideVariant(device, bits, ""), StatusCode::kSuccess);
+}
+
+// The reference path (gemm_naive_family, forced): every layout x op(A) x
+// op(B), alpha 0, 1 and another, beta 0 and another, single, batched and
+// strided-batched, in each precision the device has.
+TEST(Gemm, TheReferencePathComputesEveryForm) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  cl_device_id device = runtime().cl.device();
+  for (int bits : precisions()) {
+    const std::string naive = gemm_naive_family(bits).manifest().variants.at(0).name;
+    ASSERT_EQ(OverrideVariant(device, bits, naive), StatusCode::kSuccess) << GemmMessage();
+    std::vector<Form> list;
+    const double alphas[] = {1, -0.75, 0};
+    const double betas[] = {0, 0.5};
+    for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
+      for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
+        for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+          Form f;
+          f.layout = l, f.ta = ta, f.tb = tb;
+          f.m = 9 + list.size() % 3, f.n = 13 - list.size() % 4, f.k = 7 + list.size() % 5;
+          f.alpha = alphas[list.size() % 3], f.beta = betas[list.size() % 2];
+          f.kind = list.size() % 3 == 0 ? Kind::Single
+                   : list.size() % 3 == 1 ? Kind::Batched
+                                          : Kind::Strided;
+          f.batch = f.kind == Kind::Single ? 1 : 3;
+          list.push_back(f);
+        }
+      }
+    }
+    EXPECT_EQ(check_forms(bits, list, naive + ": "), 0u);
+    EXPECT_EQ(OverrideVariant(device, bits, ""), StatusCode::kSuccess);
+  }
 }
 
 TEST(Gemm, PrecisionsTheDeviceLacksAreRefusedWithoutABuild) {

@@ -73,6 +73,7 @@ int tune_gemm(const Options& o, const std::shared_ptr<Store>& store) {
   GemmBenchOptions options;
   if (!o.sizes.empty()) options.shapes = parse_shapes(o.sizes);
   options.repetitions = o.reps;
+  options.reference = false;  // the entries rank the family's variants
   options.tiers = o.tier.empty() ? all_tiers() : std::vector<Tier>{parse_tier(o.tier)};
   options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   std::size_t entries = 0;

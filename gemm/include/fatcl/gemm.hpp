@@ -167,13 +167,18 @@ StatusCode GemmStridedBatched(const Layout layout, const Transpose a_transpose,
 // sgemm_blocked, dgemm_blocked), with its variants and ranking. Throws
 // fatcl::Error for other bits.
 const Family& gemm_family(int bits);
+// The reference path for `bits`-bit elements (hgemm_naive, sgemm_naive,
+// dgemm_naive: one work-item per element of C, every form): never chosen
+// by itself; OverrideVariant forces its variant. Throws fatcl::Error for
+// other bits.
+const Family& gemm_naive_family(int bits);
 
-// Forces the variant (one of gemm_family(bits)'s, by name) and, where
-// given, the tier that the entry points run `bits`-bit products with on
-// `device`, for tests, benchmarks and experiments (CLBlast's
-// OverrideParameters); "" lifts it. kInvalidOverrideKernel (GemmMessage()
-// says why) for a name the family lacks; a variant that then does not
-// load makes the calls fail with the loader's reason.
+// Forces the variant (one of gemm_family(bits)'s or gemm_naive_family(bits)'s,
+// by name) and, where given, the tier that the entry points run `bits`-bit
+// products with on `device`, for tests, benchmarks and experiments
+// (CLBlast's OverrideParameters); "" lifts it. kInvalidOverrideKernel
+// (GemmMessage() says why) for a name the families lack; a variant that
+// then does not load makes the calls fail with the loader's reason.
 StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& variant,
                            std::optional<Tier> tier = std::nullopt);
 

@@ -50,6 +50,9 @@ struct GemmBenchOptions {
   std::vector<BenchShape> shapes;  // empty: default_shapes()
   int repetitions = 5;             // timed runs per kernel and size (median)
   bool variants = true;            // each variant forced, beside the automatic choice
+  // The reference path (gemm_naive_family) as the baseline, timed once
+  // after its checked run (it is there to be right, not fast).
+  bool reference = true;
   // Each variant in each of these tiers that the device takes it in (timed
   // as separate entries: what fatcl tune --gemm ranks); empty: in the
   // loader's order.
@@ -59,7 +62,7 @@ struct GemmBenchOptions {
 };
 
 struct GemmBenchEntry {
-  std::string kernel;   // "auto", "variant" or the external routine's name
+  std::string kernel;   // "auto", "variant", "naive" or the external routine's name
   std::string variant;  // the forced variant; "" for auto and external ones
   std::optional<Tier> tier;  // the forced tier; none: the loader's order
   double ms = 0, gflops = 0;
