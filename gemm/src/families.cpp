@@ -146,38 +146,38 @@ Family make_naive_family(const EmbeddedFamily& embedded, int bits) {
 
 namespace fatcl {
 
-const Family& gemm_family(int bits) {
-  static const Family s = detail::make_family(kernels::sgemm_blocked(), 32);
-  static const Family d = detail::make_family(kernels::dgemm_blocked(), 64);
-  static const Family h = detail::make_family(kernels::hgemm_blocked(), 16);
+namespace {
+
+// Of a precision's three families, the one for `bits`-bit elements.
+const Family& of_bits(int bits, const Family& h, const Family& s, const Family& d,
+                      const char* what) {
   switch (bits) {
+    case 16:
+      return h;
     case 32:
       return s;
     case 64:
       return d;
-    case 16:
-      return h;
     default:
-      throw Error("gemm_family: no family for " + std::to_string(bits) +
+      throw Error(std::string(what) + ": no family for " + std::to_string(bits) +
                   "-bit elements (16, 32 or 64)");
   }
+}
+
+}  // namespace
+
+const Family& gemm_family(int bits) {
+  static const Family s = detail::make_family(kernels::sgemm_blocked(), 32);
+  static const Family d = detail::make_family(kernels::dgemm_blocked(), 64);
+  static const Family h = detail::make_family(kernels::hgemm_blocked(), 16);
+  return of_bits(bits, h, s, d, "gemm_family");
 }
 
 const Family& gemm_naive_family(int bits) {
   static const Family s = detail::make_naive_family(kernels::sgemm_naive(), 32);
   static const Family d = detail::make_naive_family(kernels::dgemm_naive(), 64);
   static const Family h = detail::make_naive_family(kernels::hgemm_naive(), 16);
-  switch (bits) {
-    case 32:
-      return s;
-    case 64:
-      return d;
-    case 16:
-      return h;
-    default:
-      throw Error("gemm_naive_family: no family for " + std::to_string(bits) +
-                  "-bit elements (16, 32 or 64)");
-  }
+  return of_bits(bits, h, s, d, "gemm_naive_family");
 }
 
 }  // namespace fatcl

@@ -97,13 +97,20 @@ struct Scratch {
   cl::Buffer buffer;
   std::size_t bytes = 0;
 };
+// A variant OverrideVariant forces, the tier where given, and the family it
+// is of (the blocked one, or the reference path's).
+struct Override {
+  std::string variant;
+  std::optional<Tier> tier;
+  const Family* family;
+};
 struct Kept {
   std::mutex mutex;
   std::map<cl_command_queue, std::shared_ptr<Scratch>> scratch;
   std::map<cl_device_id, DeviceFacts> devices;
   std::map<ChoiceKey, Chosen> choices;
   std::map<cl_context, cl::Buffer> placeholders;
-  std::map<std::pair<cl_device_id, int>, std::pair<std::string, std::optional<Tier>>> overrides;
+  std::map<std::pair<cl_device_id, int>, Override> overrides;
 };
 Kept& kept() {
   static Kept* k = new Kept;  // never destroyed: calls may come from other static destructors
@@ -283,9 +290,11 @@ Chosen choose(cl_context context, cl_device_id device, int bits, bool a_trans, b
   options.form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
+  const Family* family = &gemm_family(bits);
   if (auto it = all.overrides.find({device, bits}); it != all.overrides.end()) {
-    options.variant = it->second.first;
-    options.tier = it->second.second;
+    options.variant = it->second.variant;
+    options.tier = it->second.tier;
+    family = it->second.family;
   }
   const ChoiceKey key{context,
                       device,
@@ -297,14 +306,7 @@ Chosen choose(cl_context context, cl_device_id device, int bits, bool a_trans, b
                       size_class(batch),
                       options.variant,
                       options.tier ? int(*options.tier) : -1};
-  // A forced variant of the reference path loads from its family.
-  const Family& naive = gemm_naive_family(bits);
-  const bool forced_naive =
-      !options.variant.empty() &&
-      std::any_of(naive.manifest().variants.begin(), naive.manifest().variants.end(),
-                  [&](const Variant& v) { return v.name == options.variant; });
-  return kept_or_loaded(all, key, context, device, forced_naive ? naive : gemm_family(bits),
-                        options);
+  return kept_or_loaded(all, key, context, device, *family, options);
 }
 
 // The packing kernel for `bits`-bit elements, built on first use and kept
@@ -789,7 +791,7 @@ StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& var
     for (const Family* f : {&family, &naive}) {
       for (const Variant& v : f->manifest().variants) {
         if (v.name == variant) {
-          all.overrides[{device, bits}] = {variant, tier};
+          all.overrides[{device, bits}] = {variant, tier, f};
           return StatusCode::kSuccess;
         }
       }
