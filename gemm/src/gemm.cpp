@@ -66,8 +66,8 @@ bool transposed(Transpose t) { return t != Transpose::kNo; }
 
 // What the process keeps: per device, the precisions it has and how much of
 // K one launch may take; per context, device, precision, form and size
-// class, the program chosen (its kernel objects are made per call, so that
-// threads never share one); per context, a small buffer for the kernel's
+// class, the program chosen, and its kernel objects that no call holds
+// (Borrowed); per context, a small buffer for the kernel's
 // unused batch arguments; per in-order queue, the space the packing passes
 // write (Scratch).
 struct DeviceFacts {
@@ -111,6 +111,8 @@ struct Kept {
   std::map<ChoiceKey, Chosen> choices;
   std::map<cl_context, cl::Buffer> placeholders;
   std::map<std::pair<cl_device_id, int>, Override> overrides;
+  std::map<cl_program, std::vector<cl::Kernel>> idle_kernels;
+  unsigned generation = 0;  // ClearCache's count: a kernel borrowed before it is not kept
 };
 Kept& kept() {
   static Kept* k = new Kept;  // never destroyed: calls may come from other static destructors
@@ -267,6 +269,48 @@ std::optional<Failure> check(const Request& r, const DeviceFacts& facts) {
   return check_buffer(c, r.c, r.c_ld, co, element, StatusCode::kInvalidMatrixC,
                       StatusCode::kInsufficientMemoryC);
 }
+
+// A kernel object of `program` for one call: an idle one where the program
+// has one, else a new one; given back when the call has enqueued its
+// launches (a launch keeps the arguments it was enqueued with, and every
+// call sets all of them), so that no two threads set one kernel's
+// arguments at once. Making one per call cost NVIDIA's driver as much as
+// a 32^3 batch's launch.
+class Borrowed {
+ public:
+  Borrowed(cl_program program, const std::string& name) : program_(program) {
+    Kept& all = kept();
+    {
+      std::lock_guard<std::mutex> lock(all.mutex);
+      generation_ = all.generation;
+      auto it = all.idle_kernels.find(program);
+      if (it != all.idle_kernels.end() && !it->second.empty()) {
+        kernel_ = std::move(it->second.back());
+        it->second.pop_back();
+        return;
+      }
+    }
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(program, name.c_str(), &err);
+    check_cl(err, "clCreateKernel(" + name + ")");
+    kernel_ = cl::Kernel(k, false);
+  }
+  ~Borrowed() {
+    Kept& all = kept();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    if (all.generation != generation_) return;
+    std::vector<cl::Kernel>& idle = all.idle_kernels[program_];
+    if (idle.size() < 64) idle.push_back(std::move(kernel_));
+  }
+  Borrowed(const Borrowed&) = delete;
+  Borrowed& operator=(const Borrowed&) = delete;
+  cl_kernel operator()() const { return kernel_(); }
+
+ private:
+  cl_program program_;
+  unsigned generation_ = 0;
+  cl::Kernel kernel_;
+};
 
 // The program kept under `key`, else the one load() gives for `options`,
 // then kept. With the kept state's mutex held.
@@ -499,10 +543,7 @@ StatusCode run(Request r) {
       return StatusCode::kInsufficientMemoryTemp;
     }
   }
-  cl_int err = CL_SUCCESS;
-  cl_kernel kernel = clCreateKernel(chosen.program(), chosen.kernel.c_str(), &err);
-  check_cl(err, "clCreateKernel(" + chosen.kernel + ")");
-  const cl::Kernel kernel_owner(kernel, false);
+  const Borrowed kernel(chosen.program(), chosen.kernel);
 
   detail::GemmLaunch l;
   l.m = r.m, l.n = r.n;
@@ -534,9 +575,7 @@ StatusCode run(Request r) {
   }
   if (pack_a || pack_b) {
     const Chosen t = choose_transpose(context, device, r.bits);
-    cl_kernel tk = clCreateKernel(t.program(), "gemm_transpose", &err);
-    check_cl(err, "clCreateKernel(gemm_transpose)");
-    const cl::Kernel tk_owner(tk, false);
+    const Borrowed tk(t.program(), "gemm_transpose");
     cl_mem given = placeholder(context);
     if (r.batched) {
       given_offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");
@@ -548,7 +587,7 @@ StatusCode run(Request r) {
       // start; the batch's A offsets (index 0 of each product's three)
       // follow it.
       const std::size_t per = a_packed;
-      last.emplace_back(detail::launch_transpose(queue, tk, k_used, r.m, r.a, r.a_offset, r.a_ld,
+      last.emplace_back(detail::launch_transpose(queue, tk(), k_used, r.m, r.a, r.a_offset, r.a_ld,
                                                  r.a_stride, given, r.batched, 0, space.mem, 0,
                                                  r.batch, {}),
                         false);
@@ -559,7 +598,7 @@ StatusCode run(Request r) {
       // op(B), k x n, stored B^T (n x k), packed row-major after A^T; the
       // batch's B offsets (index 1) follow it.
       const std::size_t start = a_packed * r.batch, per = b_packed;
-      last.emplace_back(detail::launch_transpose(queue, tk, r.n, k_used, r.b, r.b_offset, r.b_ld,
+      last.emplace_back(detail::launch_transpose(queue, tk(), r.n, k_used, r.b, r.b_offset, r.b_ld,
                                                  r.b_stride, given, r.batched, 1, space.mem,
                                                  start, r.batch, {}),
                         false);
@@ -593,7 +632,7 @@ StatusCode run(Request r) {
     l.k_begin = k0;
     l.k = std::min(facts.k_per_launch, k_used - k0);
     l.accumulate = k0 > 0;
-    const cl::Event done(detail::launch_gemm(queue, kernel, chosen.variant, r.bits, l, waits()),
+    const cl::Event done(detail::launch_gemm(queue, kernel(), chosen.variant, r.bits, l, waits()),
                          false);
     last = {done};
     k0 += l.k;
@@ -808,6 +847,8 @@ StatusCode ClearCache() {
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
   all.choices.clear();
+  all.idle_kernels.clear();
+  ++all.generation;
   all.placeholders.clear();
   all.scratch.clear();
   all.overrides.clear();
