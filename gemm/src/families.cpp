@@ -120,11 +120,32 @@ double shape_score(const Variant& v, const DeviceCaps& caps, const std::vector<s
   return std::round(useful * 4) / 4 * (std::round(fill * 4) / 4);
 }
 
+// The family's model of a problem {M, N, K, batch} (FamilyDescription::
+// efficiency), by which an entry measured at other sizes is carried to
+// these (carry_tuning): the share of the launched work that is C's (M and N
+// to whole tiles, K to whole slices) times how well the work-groups, the
+// whole batch's, fill the device (one per compute unit fills it). Without
+// it the H200's 1,000 products of 32^3 took the entry of 1,000 of 128^3 as
+// it was, and its 64 x 64 tile (22 us a call) over the 32 x 32 one (12 us,
+// 2026-12-03).
+double efficiency(const Variant& v, const DeviceCaps& caps, const std::vector<std::size_t>& p) {
+  if (p.size() < 3 || p[0] == 0 || p[1] == 0 || p[2] == 0) return 1;
+  const double m = double(p[0]), n = double(p[1]), k = double(p[2]);
+  const double batch = p.size() > 3 ? double(p[3]) : 1;
+  const double mwg = double(v.param("MWG")), nwg = double(v.param("NWG")),
+               kwg = double(v.param("KWG"));
+  const double tiles_m = std::ceil(m / mwg), tiles_n = std::ceil(n / nwg);
+  const double useful = (m * n * k) / (tiles_m * mwg * tiles_n * nwg * std::ceil(k / kwg) * kwg);
+  const double groups = tiles_m * tiles_n * batch;
+  return useful * std::min(1.0, groups / std::max(1.0, double(caps.compute_units)));
+}
+
 Family make_family(const EmbeddedFamily& embedded, int bits) {
   const Manifest manifest = Manifest::parse(embedded.manifest_json);
   FamilyDescription d;
   d.ranking = matmul_blocked_ranking(manifest);
   d.ranking.shape_score = shape_score;
+  d.efficiency = efficiency;
   d.ranking.shape_rule =
       "the share of the tiles' work that is C's times how well the work-groups fill the "
       "compute units (one each fills them), each in quarters";

@@ -325,6 +325,45 @@ DeviceCaps gpu_with_132_units() {
   return gpu;
 }
 
+// The GEMM families carry an entry to sizes it was not measured at by
+// their model (padding to whole tiles, the batch's work-groups over the
+// compute units): the H200's entry for 1,000 products of 128^3 (the 64 x 64
+// tile ahead, 2026-12-03) gives 1,000 products of 32^3, which fill a
+// quarter of each 64 x 64 tile, to the 32 x 32 tile, and stays as it was
+// for products the size it was measured at.
+TEST(MatmulFamilies, GemmEntriesCarryToOtherSizesByTheModel) {
+  const Family& sgemm = gemm_family(32);
+  const Manifest& m = sgemm.manifest();
+  ASSERT_TRUE(sgemm.description().efficiency);
+  const std::string t64 = "sgemm_blocked_PRECISION32_MWG64_NWG64_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_"
+                          "SA1_SB1_KWI2_PF1_FMA0";
+  const std::string t32 = "sgemm_blocked_PRECISION32_MWG32_NWG32_KWG32_MDIMC8_NDIMC8_VWM4_VWN4_"
+                          "SA1_SB1_KWI2_PF0_FMA0";
+  TuningEntry e;
+  e.family = m.family;
+  e.platform = "synthetic";
+  e.device = "device";
+  e.driver = "1";
+  e.form = "NN";
+  e.problem = {128, 128, 128, 1000};
+  for (const auto& [name, gflops] : {std::pair{t64, 28865.0}, std::pair{t32, 19445.0}}) {
+    e.ranking.push_back(
+        {name, tier_sha256(m, m.variant(name), Tier::Ptx), Tier::Ptx, gflops});
+  }
+  const DeviceCaps gpu = gpu_with_132_units();
+  std::string why;
+  EXPECT_EQ(carry_tuning(e, sgemm, gpu, {32, 32, 32, 1000}, &why).ranking.front().variant, t32)
+      << why;
+  EXPECT_NE(why.find("carries the entry to"), std::string::npos) << why;
+  EXPECT_EQ(carry_tuning(e, sgemm, gpu, {128, 128, 128, 1000}, &why).ranking.front().variant,
+            t64);
+  // 8 products of 128^3 in 64 x 64 tiles are 32 work-groups for 132 units,
+  // in 32 x 32 tiles 128: the smaller tile, whose rate measured there was
+  // two thirds, fills four times as much.
+  EXPECT_EQ(carry_tuning(e, sgemm, gpu, {128, 128, 128, 8}, &why).ranking.front().variant, t32)
+      << why;
+}
+
 // An entry of a bundled family measured on the synthetic device, its
 // variants (source tier) at these rates.
 TuningEntry synthetic_entry(MatmulKernel k, std::vector<std::size_t> problem,
