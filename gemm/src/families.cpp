@@ -1,6 +1,7 @@
 // The GEMM families described (one per precision, over the blocked
 // family's parameters and PRECISION; the reference path's, one variant
 // each), their launch, and their trial launch.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -210,11 +211,12 @@ const Family& gemm_transpose_family() {
   return f;
 }
 
-cl_event launch_transpose(cl_command_queue queue, cl_kernel kernel, std::size_t rows,
-                          std::size_t cols, cl_mem x, std::size_t offset, std::size_t ld,
-                          std::size_t stride, cl_mem batch_offsets, bool per_batch, int which,
-                          cl_mem t, std::size_t t_offset, std::size_t batch,
-                          const std::vector<cl_event>& wait) {
+std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks, cl_kernel edge,
+                                       std::size_t rows, std::size_t cols, cl_mem x,
+                                       std::size_t offset, std::size_t ld, std::size_t stride,
+                                       cl_mem batch_offsets, bool per_batch, int which, cl_mem t,
+                                       std::size_t t_offset, std::size_t batch,
+                                       const std::vector<cl_event>& wait) {
   const cl_int R = cl_int(rows), C = cl_int(cols), LD = cl_int(ld), PB = per_batch ? 1 : 0,
                W = which;
   const cl_long O = cl_long(offset), S = cl_long(stride), TO = cl_long(t_offset);
@@ -229,19 +231,34 @@ cl_event launch_transpose(cl_command_queue queue, cl_kernel kernel, std::size_t 
                               {sizeof W, &W, "which"},
                               {sizeof(cl_mem), &t, "T"},
                               {sizeof TO, &TO, "t_offset"}};
-  for (cl_uint i = 0; i < args.size(); ++i) {
-    check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
-             std::string("clSetKernelArg(gemm_transpose, ") + args[i].name + ")");
-  }
-  // A work-item per 16 x 16 block, dimension 0 along X's columns; the
-  // work-group is the driver's (kernels/gemm_transpose.cl).
+  // Dimension 0 along X's columns; the work-group is the driver's
+  // (kernels/gemm_transpose.cl).
   constexpr std::size_t block = 16;
-  const std::size_t global[3] = {(cols + block - 1) / block, (rows + block - 1) / block, batch};
-  cl_event done = nullptr;
-  check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, nullptr,
-                                  static_cast<cl_uint>(wait.size()),
-                                  wait.empty() ? nullptr : wait.data(), &done),
-           "clEnqueueNDRangeKernel(gemm_transpose)");
+  const std::size_t whole_rows = rows / block, whole_cols = cols / block;
+  std::vector<cl_event> done;
+  auto enqueue = [&](cl_kernel kernel, const char* name, const std::size_t (&global)[3]) {
+    for (cl_uint i = 0; i < args.size(); ++i) {
+      check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
+               std::string("clSetKernelArg(") + name + ", " + args[i].name + ")");
+    }
+    cl_event e = nullptr;
+    check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, nullptr,
+                                    static_cast<cl_uint>(wait.size()),
+                                    wait.empty() ? nullptr : wait.data(), &e),
+             std::string("clEnqueueNDRangeKernel(") + name + ")");
+    done.push_back(e);
+  };
+  try {
+    if (whole_rows > 0 && whole_cols > 0) {
+      enqueue(blocks, "gemm_transpose", {whole_cols, whole_rows, batch});
+    }
+    if (whole_rows * block < rows || whole_cols * block < cols) {
+      enqueue(edge, "gemm_transpose_edge", {std::max(rows, cols), 1, batch});
+    }
+  } catch (...) {
+    for (cl_event e : done) clReleaseEvent(e);
+    throw;
+  }
   return done;
 }
 

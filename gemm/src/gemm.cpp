@@ -74,6 +74,7 @@ struct DeviceFacts {
   DeviceCaps caps;
   bool fp64 = false, fp16 = false;
   std::size_t k_per_launch = 0;
+  bool one_call_at_a_time = false;  // the driver's quirk "concurrent-calls-race"
 };
 struct Chosen {
   cl::Program program;
@@ -85,17 +86,20 @@ struct Chosen {
 using ChoiceKey =
     std::tuple<cl_context, cl_device_id, int, std::string, int, int, int, int, std::string, int>;
 // The space an in-order queue's packing passes write, grown to the largest
-// call's need and reused: a call's passes run after the previous call's
-// product is done with it (allocating it per call cost 1 to 2 ms a call on
-// the CPU runtimes). A call holds `mutex` from its first pass to its last
-// launch, so that another thread's passes on the same queue cannot come
-// between. The queue is retained, so that its handle names no other queue
-// while kept.
+// call's need and reused (allocating it per call cost 1 to 2 ms a call on
+// the CPU runtimes): a call's passes wait for the last launch that read it
+// (`read_by`), and the call holds `mutex` from its first pass to its last
+// launch, so that another thread's passes cannot come between. (Rusticl
+// 22.3, four threads on one in-order queue, gave a wrong product about one
+// run in 16 while the next call's pass waited on the queue's order alone.)
+// The queue is retained, so that its handle names no other queue while
+// kept.
 struct Scratch {
   std::mutex mutex;
   cl::CommandQueue queue;
   cl::Buffer buffer;
   std::size_t bytes = 0;
+  cl::Event read_by;
 };
 // A variant OverrideVariant forces, the tier where given, and the family it
 // is of (the blocked one, or the reference path's).
@@ -111,8 +115,11 @@ struct Kept {
   std::map<ChoiceKey, Chosen> choices;
   std::map<cl_context, cl::Buffer> placeholders;
   std::map<std::pair<cl_device_id, int>, Override> overrides;
-  std::map<cl_program, std::vector<cl::Kernel>> idle_kernels;
+  std::map<std::pair<cl_program, std::string>, std::vector<cl::Kernel>> idle_kernels;
   unsigned generation = 0;  // ClearCache's count: a kernel borrowed before it is not kept
+  // Held by a call on a device whose driver races concurrent calls, and by
+  // ClearCache; taken before `mutex`.
+  std::mutex one_at_a_time;
 };
 Kept& kept() {
   static Kept* k = new Kept;  // never destroyed: calls may come from other static destructors
@@ -131,6 +138,7 @@ DeviceFacts facts_of(cl_device_id id) {
   f.fp64 = dp != 0 || extensions.find("cl_khr_fp64") != std::string::npos;
   f.fp16 = extensions.find("cl_khr_fp16") != std::string::npos;
   f.k_per_launch = matmul_k_per_launch(f.caps);
+  f.one_call_at_a_time = has_driver_quirk(f.caps, "concurrent-calls-race");
   return f;
 }
 
@@ -270,20 +278,20 @@ std::optional<Failure> check(const Request& r, const DeviceFacts& facts) {
                       StatusCode::kInsufficientMemoryC);
 }
 
-// A kernel object of `program` for one call: an idle one where the program
-// has one, else a new one; given back when the call has enqueued its
+// Kernel `name` of `program` for one call: an idle one where there is one,
+// else a new one; given back when the call has enqueued its
 // launches (a launch keeps the arguments it was enqueued with, and every
 // call sets all of them), so that no two threads set one kernel's
 // arguments at once. Making one per call cost NVIDIA's driver as much as
 // a 32^3 batch's launch.
 class Borrowed {
  public:
-  Borrowed(cl_program program, const std::string& name) : program_(program) {
+  Borrowed(cl_program program, const std::string& name) : key_(program, name) {
     Kept& all = kept();
     {
       std::lock_guard<std::mutex> lock(all.mutex);
       generation_ = all.generation;
-      auto it = all.idle_kernels.find(program);
+      auto it = all.idle_kernels.find(key_);
       if (it != all.idle_kernels.end() && !it->second.empty()) {
         kernel_ = std::move(it->second.back());
         it->second.pop_back();
@@ -299,7 +307,7 @@ class Borrowed {
     Kept& all = kept();
     std::lock_guard<std::mutex> lock(all.mutex);
     if (all.generation != generation_) return;
-    std::vector<cl::Kernel>& idle = all.idle_kernels[program_];
+    std::vector<cl::Kernel>& idle = all.idle_kernels[key_];
     if (idle.size() < 64) idle.push_back(std::move(kernel_));
   }
   Borrowed(const Borrowed&) = delete;
@@ -307,7 +315,7 @@ class Borrowed {
   cl_kernel operator()() const { return kernel_(); }
 
  private:
-  cl_program program_;
+  std::pair<cl_program, std::string> key_;  // a program may hold several kernels
   unsigned generation_ = 0;
   cl::Kernel kernel_;
 };
@@ -417,7 +425,9 @@ PackingSpace packing_space(cl_context context, cl_command_queue queue, std::size
   return space;
 }
 
-cl_mem placeholder(cl_context context) {
+// The context's placeholder, retained (ClearCache may drop the kept one
+// while a call uses it).
+cl::Buffer placeholder(cl_context context) {
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
   auto it = all.placeholders.find(context);
@@ -427,7 +437,7 @@ cl_mem placeholder(cl_context context) {
     check_cl(err, "clCreateBuffer(the batch arguments' placeholder)");
     it = all.placeholders.emplace(context, cl::Buffer(m, false)).first;
   }
-  return it->second();
+  return it->second;
 }
 
 // A buffer of `bytes` from host memory, released at scope exit (the
@@ -483,6 +493,8 @@ StatusCode run(Request r) {
     }
     facts = it->second;
   }
+  std::unique_lock<std::mutex> one_at_a_time(kept().one_at_a_time, std::defer_lock);
+  if (facts.one_call_at_a_time) one_at_a_time.lock();
   if (auto f = check(r, facts)) {
     g_message = f->why;
     return f->status;
@@ -555,6 +567,7 @@ StatusCode run(Request r) {
   l.a_offset = r.a_offset, l.b_offset = r.b_offset, l.c_offset = r.c_offset;
   l.a_stride = r.a_stride, l.b_stride = r.b_stride, l.c_stride = r.c_stride;
   std::optional<HostCopy> offsets, scalars, given_offsets;
+  cl::Buffer kept_placeholder;
   PackingSpace space;  // held until the last launch is enqueued
   // The launches the next one waits for (owned: released however the call
   // ends), and their handles for a wait list.
@@ -575,22 +588,27 @@ StatusCode run(Request r) {
   }
   if (pack_a || pack_b) {
     const Chosen t = choose_transpose(context, device, r.bits);
-    const Borrowed tk(t.program(), "gemm_transpose");
-    cl_mem given = placeholder(context);
+    const Borrowed blocks(t.program(), "gemm_transpose"), edge(t.program(), "gemm_transpose_edge");
+    auto after = [&last](std::vector<cl_event> events) {
+      for (cl_event e : events) last.emplace_back(e, false);
+    };
+    const cl::Buffer placeholder_given = placeholder(context);
+    cl_mem given = placeholder_given();
     if (r.batched) {
       given_offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");
       given = given_offsets->m;
     }
     space = packing_space(context, queue, packed_bytes, r.temp);
+    std::vector<cl_event> read_by;  // the last launch that read the kept space
+    if (space.kept && space.kept->read_by()) read_by.push_back(space.kept->read_by());
     if (pack_a) {
       // op(A), m x k, stored A^T (k x m), packed row-major at the space's
       // start; the batch's A offsets (index 0 of each product's three)
       // follow it.
       const std::size_t per = a_packed;
-      last.emplace_back(detail::launch_transpose(queue, tk(), k_used, r.m, r.a, r.a_offset, r.a_ld,
-                                                 r.a_stride, given, r.batched, 0, space.mem, 0,
-                                                 r.batch, {}),
-                        false);
+      after(detail::launch_transpose(queue, blocks(), edge(), k_used, r.m, r.a, r.a_offset, r.a_ld,
+                                     r.a_stride, given, r.batched, 0, space.mem, 0, r.batch,
+                                     read_by));
       for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i] = cl_long(i * per);
       l.a = space.mem, l.a_ld = k_used, l.a_trans = false, l.a_offset = 0, l.a_stride = per;
     }
@@ -598,10 +616,9 @@ StatusCode run(Request r) {
       // op(B), k x n, stored B^T (n x k), packed row-major after A^T; the
       // batch's B offsets (index 1) follow it.
       const std::size_t start = a_packed * r.batch, per = b_packed;
-      last.emplace_back(detail::launch_transpose(queue, tk(), r.n, k_used, r.b, r.b_offset, r.b_ld,
-                                                 r.b_stride, given, r.batched, 1, space.mem,
-                                                 start, r.batch, {}),
-                        false);
+      after(detail::launch_transpose(queue, blocks(), edge(), r.n, k_used, r.b, r.b_offset, r.b_ld,
+                                     r.b_stride, given, r.batched, 1, space.mem, start, r.batch,
+                                     read_by));
       for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i + 1] = cl_long(start + i * per);
       l.b = space.mem, l.b_ld = r.n, l.b_trans = false, l.b_offset = start, l.b_stride = per;
     }
@@ -623,7 +640,8 @@ StatusCode run(Request r) {
     l.batch_offsets = offsets->m;
     l.batch_scalars = scalars->m;
   } else {
-    l.batch_offsets = l.batch_scalars = placeholder(context);
+    kept_placeholder = placeholder(context);
+    l.batch_offsets = l.batch_scalars = kept_placeholder();
   }
   // K in parts of at most k_per_launch (a driver's loop limit), each after
   // the first adding to C.
@@ -637,6 +655,7 @@ StatusCode run(Request r) {
     last = {done};
     k0 += l.k;
   } while (k0 < k_used);
+  if (space.kept) space.kept->read_by = last.front();
   if (r.event) {
     check_cl(clRetainEvent(last.front()()), "clRetainEvent");
     *r.event = last.front()();
@@ -845,6 +864,7 @@ StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& var
 
 StatusCode ClearCache() {
   Kept& all = kept();
+  const std::lock_guard<std::mutex> calls(all.one_at_a_time);
   std::lock_guard<std::mutex> lock(all.mutex);
   all.choices.clear();
   all.idle_kernels.clear();

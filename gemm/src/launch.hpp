@@ -40,12 +40,16 @@ const Family& gemm_transpose_family();
 // Enqueues T[z] = X[z]^T for a rows x cols row-major X (leading dimension
 // ld, product z at offset + z * stride, or, where per_batch, at the GEMM's
 // offsets batch_offsets[3z + which]: 0 A's, 1 B's), T packed cols x rows
-// per product from element t_offset of t; returns its event.
-cl_event launch_transpose(cl_command_queue queue, cl_kernel kernel, std::size_t rows,
-                          std::size_t cols, cl_mem x, std::size_t offset, std::size_t ld,
-                          std::size_t stride, cl_mem batch_offsets, bool per_batch, int which,
-                          cl_mem t, std::size_t t_offset, std::size_t batch,
-                          const std::vector<cl_event>& wait);
+// per product from element t_offset of t: `blocks` (gemm_transpose) moves
+// the whole 16 x 16 blocks, `edge` (gemm_transpose_edge) the rest, each
+// launched where it has work, after `wait`; returns their events, which
+// the caller owns.
+std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks, cl_kernel edge,
+                                       std::size_t rows, std::size_t cols, cl_mem x,
+                                       std::size_t offset, std::size_t ld, std::size_t stride,
+                                       cl_mem batch_offsets, bool per_batch, int which, cl_mem t,
+                                       std::size_t t_offset, std::size_t batch,
+                                       const std::vector<cl_event>& wait);
 
 // An operand of `rows` x `cols` as a call stores it (the transpose where
 // `trans`): its rows and columns and, in `layout`, its extent along its

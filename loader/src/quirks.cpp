@@ -46,6 +46,14 @@ const QuirkRow kQuirks[] = {
     {"rusticl", "", "22.3", "", "Mesa 22.3.6", "zero-profiling-timestamps",
      "profiling event timestamps read zero",
      "fatcl tune and bench time with the host clock around a finished queue", ""},
+    {"rusticl", "", "22.3", "", "Mesa 22.3.6", "concurrent-calls-race",
+     "OpenCL calls made from several threads at once on one queue (kernels set and enqueued, "
+     "buffers made and read, kernels released) give wrong products: four threads calling the "
+     "GEMM entry points got a wrong or unwritten C in 5 of 30 runs, 1 of 30 with fatcl's calls "
+     "taken in turn, none of 30 with the test's own calls taken in turn too",
+     "the GEMM entry points take their calls on such a device one at a time (and ClearCache "
+     "waits for them)",
+     ""},
     {"NVIDIA CUDA", "", "580", "", "580.159.04", "misreported-kernel-work-group-size",
      "CL_KERNEL_WORK_GROUP_SIZE reads 256 for kernels that run 1024-item work-groups",
      "a family's trial launch settles it; without one the device limit is used", ""},

@@ -34,6 +34,7 @@ TEST(Quirks, RowsApplyByPlatformDeviceAndDriverVersion) {
   EXPECT_TRUE(has_id(ids, "loop-limit-65536"));
   EXPECT_TRUE(has_id(ids, "misreported-kernel-work-group-size"));
   EXPECT_TRUE(has_id(ids, "zero-profiling-timestamps"));
+  EXPECT_TRUE(has_id(ids, "concurrent-calls-race"));
   for (const DriverQuirk& q : driver_quirks(caps)) {
     if (q.id == "misreported-kernel-work-group-size") {
       EXPECT_EQ(q.versions, "22.3 and later, measured on Mesa 22.3.6");
