@@ -198,45 +198,78 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
     const double flop = shape.flop() * double(f.batch);
     GemmBenchRow row;
     row.shape = shape;
-    auto measure = [&](GemmBenchEntry e, const std::function<std::string()>& run,
-                       int repetitions) {
+    cl_command_queue q = queue();
+    cl_device_id id = device();
+    // Each call checked once, then those that ran timed in turn (a machine
+    // whose speed drifts slows them alike: on 2 Zen 4 cores, timed one after
+    // the other, one CPU point's median moved by a fifth between runs and
+    // per-form tunes ranked the points by that). Each call says which
+    // variant it forces.
+    std::vector<std::function<std::string()>> runs;
+    auto add = [&](const std::string& kernel, const Variant* v, std::optional<Tier> tier,
+                   std::function<std::string()> run) {
+      GemmBenchEntry e;
+      e.kernel = kernel, e.variant = v ? v->name : "", e.tier = tier;
+      row.entries.push_back(e);
+      runs.push_back(std::move(run));
+    };
+    add("auto", nullptr, std::nullopt, [&] {
+      OverrideVariant(id, f.bits, "");
+      return run_fatcl(q, f, call);
+    });
+    for (const auto& [v, tier] : forced) {
+      add("variant", v, tier, [&, v = v, tier = tier] {
+        OverrideVariant(id, f.bits, v->name, tier);
+        return run_fatcl(q, f, call);
+      });
+    }
+    for (const GemmExternal& x : o.external) {
+      add(x.name, nullptr, std::nullopt, [&] { return x.run(q, f, call); });
+    }
+    std::vector<std::function<void()>> timed;
+    std::vector<GemmBenchEntry*> timed_entries;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      GemmBenchEntry& e = row.entries[i];
       if (o.progress) {
         o.progress(shape.label() + ": " + (e.variant.empty() ? e.kernel : e.variant) +
                    (e.tier ? std::string(" (") + to_string(*e.tier) + ")" : ""));
       }
+      e.failure = problem.check(f, runs[i], &e.relative_error);
+      if (!e.failure.empty()) continue;
+      e.ok = e.relative_error <= tolerance(f.bits);
+      timed.push_back([&run = runs[i]] { run(); });
+      timed_entries.push_back(&e);
+    }
+    if (!timed.empty()) {
+      if (o.progress) {
+        o.progress(shape.label() + ": timing " + std::to_string(timed.size()) + " calls in turn");
+      }
+      const std::vector<double> ms = interleaved_median_ms(queue, timed, o.repetitions);
+      for (std::size_t i = 0; i < ms.size(); ++i) {
+        timed_entries[i]->ms = ms[i];
+        timed_entries[i]->gflops = flop / ms[i] / 1e6;
+      }
+    }
+    if (o.reference) {
+      // The reference path, checked and timed once as the baseline.
+      const Variant& naive = gemm_naive_family(f.bits).manifest().variants.at(0);
+      GemmBenchEntry e;
+      e.kernel = "naive", e.variant = naive.name;
+      auto run = [&] {
+        OverrideVariant(id, f.bits, naive.name);
+        return run_fatcl(q, f, call);
+      };
+      if (o.progress) o.progress(shape.label() + ": " + naive.name);
       e.failure = problem.check(f, run, &e.relative_error);
       if (e.failure.empty()) {
         e.ok = e.relative_error <= tolerance(f.bits);
-        e.ms = median_ms(queue, [&] { run(); }, repetitions);
+        e.ms = median_ms(queue, [&] { run(); }, 1);
         e.gflops = flop / e.ms / 1e6;
       }
-      row.entries.push_back(e);
-    };
-    cl_command_queue q = queue();
-    cl_device_id id = device();
-    OverrideVariant(id, f.bits, "");
-    auto entry = [](const std::string& kernel, const std::string& variant,
-                    std::optional<Tier> tier) {
-      GemmBenchEntry e;
-      e.kernel = kernel, e.variant = variant, e.tier = tier;
-      return e;
-    };
-    measure(entry("auto", "", std::nullopt), [&] { return run_fatcl(q, f, call); },
-            o.repetitions);
-    for (const auto& [v, tier] : forced) {
-      OverrideVariant(id, f.bits, v->name, tier);
-      measure(entry("variant", v->name, tier), [&] { return run_fatcl(q, f, call); },
-              o.repetitions);
-    }
-    if (o.reference) {
-      const std::string naive = gemm_naive_family(f.bits).manifest().variants.at(0).name;
-      OverrideVariant(id, f.bits, naive);
-      measure(entry("naive", naive, std::nullopt), [&] { return run_fatcl(q, f, call); }, 1);
+      // Listed before the external libraries, as the report reads them.
+      row.entries.insert(row.entries.begin() + std::ptrdiff_t(1 + forced.size()), e);
     }
     OverrideVariant(id, f.bits, "");
-    for (const GemmExternal& x : o.external) {
-      measure(entry(x.name, "", std::nullopt), [&] { return x.run(q, f, call); }, o.repetitions);
-    }
     for (const GemmBenchEntry& e : row.entries) {
       if (!e.ok) continue;
       if (e.kernel == "auto" || e.kernel == "variant" || e.kernel == "naive") {
