@@ -75,12 +75,13 @@ void keep(Store& store, std::vector<std::string>& notes) {
   }
 }
 
+constexpr const char* kEmptyBuildLog = "(empty build log)";
 std::string build_log(cl_program program, cl_device_id device) {
   std::size_t size = 0;
   if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) !=
           CL_SUCCESS ||
       size <= 1) {
-    return "(empty build log)";
+    return kEmptyBuildLog;
   }
   std::string log(size, '\0');
   clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
@@ -197,10 +198,17 @@ class CandidateLoad {
     origin_ = ProgramOrigin::Built;
     const cl_int err = clBuildProgram(raw, 1, &dev, build_options_.c_str(), nullptr, nullptr);
     if (err != CL_SUCCESS) {
-      *failure =
-          "clBuildProgram failed: " + cl_status_name(err) + "; build log: " + build_log(raw, dev);
-      store_.remember(key_, {RememberedOutcome::Kind::Build, *failure, ""});
-      keep(store_, notes_);
+      const std::string log = build_log(raw, dev);
+      *failure = "clBuildProgram failed: " + cl_status_name(err) + "; build log: " + log;
+      // A compiler that refuses code says why; a failure without a log,
+      // or for want of memory or a device, is the moment's.
+      if (status_says_code(err) &&
+          !(err == CL_BUILD_PROGRAM_FAILURE && log == kEmptyBuildLog)) {
+        store_.remember(key_, {RememberedOutcome::Kind::Build, *failure, ""});
+        keep(store_, notes_);
+      } else {
+        *failure += " (not remembered: the next start tries again)";
+      }
       return false;
     }
     return true;
@@ -276,7 +284,13 @@ class CandidateLoad {
       *seen = " (remembered for this device and driver since " + before->date + ")";
       return before->verdict;
     }
-    std::string verdict = trial_launch_(context_, device_, kernel_, variant_);
+    std::string verdict;
+    try {
+      verdict = trial_launch_(context_, device_, kernel_, variant_);
+    } catch (const Error& e) {
+      // A failure the trial throws is the moment's (status_says_code).
+      return std::string(e.what()) + " (not remembered: the next start tries again)";
+    }
     store_.remember(key_, {RememberedOutcome::Kind::Trial, verdict, ""});
     keep(store_, notes_);
     return verdict;
@@ -607,6 +621,24 @@ const std::vector<TuningEntry>& shipped_tuning_for(const Family& family, const D
     }
   }
   return *slot;
+}
+
+bool status_says_code(int status) {
+  switch (status) {
+    case CL_BUILD_PROGRAM_FAILURE:
+    case CL_COMPILER_NOT_AVAILABLE:
+    case CL_LINKER_NOT_AVAILABLE:
+    case CL_LINK_PROGRAM_FAILURE:
+    case CL_INVALID_BINARY:
+    case CL_INVALID_BUILD_OPTIONS:
+    case CL_INVALID_LINKER_OPTIONS:
+    case CL_INVALID_KERNEL_ARGS:
+    case CL_INVALID_WORK_GROUP_SIZE:
+    case CL_INVALID_WORK_ITEM_SIZE:
+      return true;
+    default:
+      return false;
+  }
 }
 
 double launch_cost(double launches) {

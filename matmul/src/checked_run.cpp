@@ -95,6 +95,7 @@ CheckedRun run_checked(const cl::CommandQueue& queue, const MatmulProblem& p,
   } catch (const Error& e) {
     r.ran = false;
     r.failure = e.what();
+    r.status = e.cl_code();
   }
   return r;
 }

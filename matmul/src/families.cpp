@@ -640,9 +640,11 @@ std::string matmul_trial_launch(MatmulKernel family, const cl::Context& context,
                             matmul_is_skinny(family) ? &p.c : nullptr);
       return std::string();
     });
+    if (!r.ran && !status_says_code(r.status)) throw Error(r.failure, r.status);
     if (!r.ran) return "the launch did not complete: " + r.failure;
     return r.ok ? "" : "wrong result: " + r.mismatch;
   } catch (const Error& e) {
+    if (!status_says_code(e.cl_code())) throw;  // the moment's (TrialLaunch)
     return e.what();
   }
 }

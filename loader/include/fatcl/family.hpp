@@ -22,7 +22,9 @@ namespace fatcl {
 // CL_KERNEL_WORK_GROUP_SIZE than the variant requires (rusticl reads 32 and
 // NVIDIA 256 for kernels that do run 32x32 groups). It runs the kernel once
 // on a small problem and returns "" if the launch succeeded and the result
-// was right, otherwise the reason.
+// was right, otherwise the reason; a failed OpenCL call whose status does
+// not say something about the code (status_says_code) it throws instead,
+// as a fatcl::Error with the status, and the verdict is not remembered.
 using TrialLaunch = std::function<std::string(const cl::Context&, const cl::Device&,
                                               const cl::Kernel&, const Variant&)>;
 

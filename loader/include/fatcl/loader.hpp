@@ -166,6 +166,17 @@ double launch_floor_ms(const Store& store, const Family& family, const DeviceCap
 constexpr double kLaterLaunchShare = 0.25;
 double launch_cost(double launches);
 
+// Whether an OpenCL status from a build or a trial launch says something
+// about the code (the compiler refused it; the binary, the options or the
+// kernel's arguments are not valid; the kernel cannot run in its
+// work-group), which every later try with this device and driver would
+// meet again: such verdicts are remembered in the store. Any other status
+// (out of host or device memory or resources, a device gone, a call out
+// of order) says something about the moment, and the next start tries
+// again: an injected CL_OUT_OF_HOST_MEMORY in one clBuildProgram had kept
+// a variant off its device until the store was cleared (2026-12-03).
+bool status_says_code(int status);
+
 // Forgets the remembered trial launches and failed builds of Store::user() (tests).
 void forget_trials();
 

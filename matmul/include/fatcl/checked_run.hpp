@@ -52,6 +52,7 @@ MatmulProblem make_matmul_problem(const cl::Context& context, std::size_t m, std
 struct CheckedRun {
   bool ran = false;     // the run and the queue finished
   std::string failure;  // why it did not run ("" if it ran)
+  int status = 0;       // the OpenCL status of the call that failed, if one did
   double relative_error = std::numeric_limits<double>::quiet_NaN();
   bool ok = false;       // it ran and C is right (exactly, for SmallIntegers)
   std::string mismatch;  // for SmallIntegers: the first wrong element, e.g.

@@ -259,7 +259,8 @@ MatmulWarmth warm_matmul_programs(const cl::Context& context, const cl::Device& 
 // The trial launch of the matmul families' descriptions: a small product of
 // exact small integers (two work-group tiles and a ragged edge in every
 // direction) with output poisoned beforehand, compared exactly. "" if right,
-// else the reason.
+// else the reason; a failed call whose status is the moment's
+// (status_says_code) is thrown (TrialLaunch).
 // The family's description binds `family`.
 std::string matmul_trial_launch(MatmulKernel family, const cl::Context& context,
                                 const cl::Device& device, const cl::Kernel& kernel,
