@@ -191,7 +191,13 @@ const BenchResult* BenchSize::find(const std::string& kernel, const std::string&
 
 void check_problem_fits(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
                         const std::string& who) {
-  auto gib = [](double bytes) { return detail::format("%.1f GiB", bytes / double(1ull << 30)); };
+  // Sizes in the unit that shows them (a driver may say 1 byte).
+  auto gib = [](double bytes) {
+    return bytes >= double(1ull << 30) ? detail::format("%.1f GiB", bytes / double(1ull << 30))
+           : bytes >= double(1ull << 20) ? detail::format("%.1f MiB", bytes / double(1ull << 20))
+           : bytes >= 1024.0             ? detail::format("%.1f KiB", bytes / 1024.0)
+                                         : detail::format("%.0f B", bytes);
+  };
   const std::string size = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
   // In doubles: 2^20 x 2^20 floats do not overflow them.
   const double a = 4.0 * double(m) * double(k), b = 4.0 * double(k) * double(n),
@@ -206,7 +212,8 @@ void check_problem_fits(const DeviceCaps& caps, std::size_t m, std::size_t n, st
   }
   if (caps.global_mem_bytes && a + b + c > double(caps.global_mem_bytes)) {
     throw Error(who + ": " + size + ": A, B and C need " + gib(a + b + c) + ", more than the " +
-                gib(double(caps.global_mem_bytes)) + " of this device's global memory");
+                gib(double(caps.global_mem_bytes)) +
+                " of this device's global memory (CL_DEVICE_GLOBAL_MEM_SIZE)");
   }
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page > 0 && a + b + c > double(pages) * double(page)) {
