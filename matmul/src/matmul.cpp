@@ -287,6 +287,7 @@ std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::tuned_for(
   TuningMatch match;
   // The entry's order for this shape (the family's model carries it).
   std::optional<TuningEntry> carried;
+  std::string not_loaded;  // why the entry's choice for this shape did not load
   // The variant and the tier it was measured in: on NVIDIA (PTX against
   // source) and Intel's CPU runtime (SPIR-V against source) one variant's
   // builds run at different speeds.
@@ -306,8 +307,10 @@ std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::tuned_for(
       try {
         chosen = std::make_unique<Chosen>(
             Chosen{load(context, device, family, load_options(problem, true)), kernel});
-      } catch (const Error&) {
-        chosen.reset();  // the constructor's choice still runs every shape
+      } catch (const Error& e) {
+        chosen.reset();  // the constructor's choice still runs every shape, and says why
+        const std::string first = e.what();
+        not_loaded = first.substr(0, first.find('\n'));
       }
     }
   }
@@ -322,7 +325,10 @@ std::unique_ptr<Matmul::Impl::Chosen> Matmul::Impl::tuned_for(
     }
     if (options.variant.empty() && options.use_tuning) {
       l.explanation.tuning = match.to_string() + "\nfor " + problem_text(problem) +
-                             " the kernel chosen at construction runs";
+                             " the kernel chosen at construction runs" +
+                             (not_loaded.empty() ? ""
+                                                 : " (the entry's choice for it did not load: " +
+                                                       not_loaded + ")");
     }
   }
   return chosen;

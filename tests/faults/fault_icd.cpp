@@ -32,6 +32,10 @@
 // FATCL_FAULT_REPORT: a file that gets, at exit, one line per function
 //   called ("clCreateBuffer 12"), then "total N" and "fired K" (how many
 //   calls a rule changed), so that a test can sweep every call index.
+// FATCL_FAULT_TRACE: a file that gets a line per call as it is made: its
+//   number among all calls, the function, its number among that
+//   function's calls, and an info query's parameter ("71 clGetDeviceInfo 40
+//   0x1002").
 // Calls clGetExtensionFunctionAddress* and clSVMFree (which cannot report
 // an error) are counted but never failed.
 #define CL_TARGET_OPENCL_VERSION 300
@@ -214,11 +218,16 @@ struct State {
   std::vector<Rule> rules = parse_rules(std::getenv("FATCL_FAULT"));
   std::map<std::string, unsigned long long> calls;
   unsigned long long total = 0, fired = 0;
+  std::FILE* trace = nullptr;
   _cl_icd_dispatch real{};   // the driver's own entries
   _cl_icd_dispatch table{};  // the hooks, which objects point at
   void* library = nullptr;
 
+  State() {
+    if (const char* t = std::getenv("FATCL_FAULT_TRACE"); t && *t) trace = std::fopen(t, "w");
+  }
   ~State() {
+    if (trace) std::fclose(trace);
     const char* path = std::getenv("FATCL_FAULT_REPORT");
     if (!path || !*path) return;
     std::ofstream out(path, std::ios::trunc);
@@ -244,11 +253,17 @@ struct Verdict {
   std::vector<Rule> odd;
 };
 
-Verdict count(const char* name) {
+Verdict count(const char* name, long long param) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   const unsigned long long nth = ++s.calls[name];
   const unsigned long long any = ++s.total;
+  if (s.trace) {
+    std::fprintf(s.trace, "%llu %s %llu", any, name, nth);
+    if (param >= 0) std::fprintf(s.trace, " 0x%llx", param);
+    std::fputc('\n', s.trace);
+    std::fflush(s.trace);
+  }
   const bool exempt = std::strncmp(name, "clGetExtensionFunctionAddress", 29) == 0 ||
                       std::strcmp(name, "clSVMFree") == 0;
   const bool release = std::strncmp(name, "clRelease", 9) == 0;
@@ -339,7 +354,7 @@ struct Hook<R(CL_API_CALL*)(A...)> {
   // Member: the entry in the dispatch table; Name: its function's name.
   template <R(CL_API_CALL* _cl_icd_dispatch::*Member)(A...), const char* Name>
   static R CL_API_CALL call(A... a) {
-    const Verdict v = count(Name);
+    const Verdict v = count(Name, info_param(a...));
     if (v.error != CL_SUCCESS) {
       if constexpr (std::is_same_v<R, cl_int>) {
         return v.error;
@@ -363,6 +378,24 @@ struct Hook<R(CL_API_CALL*)(A...)> {
       }
       return r;
     }
+  }
+
+  // An info query's parameter (for the trace), else -1.
+  template <typename... B>
+  static long long info_param(B... b) {
+    constexpr std::size_t n = sizeof...(B);
+    if constexpr (n >= 4) {
+      auto t = std::make_tuple(b...);
+      using P = std::tuple_element_t<n - 4, decltype(t)>;
+      using S = std::tuple_element_t<n - 3, decltype(t)>;
+      using V = std::tuple_element_t<n - 2, decltype(t)>;
+      using SR = std::tuple_element_t<n - 1, decltype(t)>;
+      if constexpr (std::is_integral_v<P> && std::is_same_v<S, size_t> &&
+                    std::is_same_v<V, void*> && std::is_same_v<SR, size_t*>) {
+        return static_cast<long long>(std::get<n - 4>(t));
+      }
+    }
+    return -1;
   }
 
   // An info query's last four arguments are (param_name, size, value,
