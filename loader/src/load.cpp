@@ -268,7 +268,7 @@ class CandidateLoad {
     if (klm_ > caps_.local_mem_bytes &&
         !has_driver_quirk(caps_, "misreported-kernel-local-mem-size")) {
       *failure = "CL_KERNEL_LOCAL_MEM_SIZE is " + std::to_string(klm_) + " B, the device has " +
-                 std::to_string(caps_.local_mem_bytes) + " B";
+                 std::to_string(caps_.local_mem_bytes) + " B (CL_DEVICE_LOCAL_MEM_SIZE)";
       return false;
     }
     note_ = "; CL_KERNEL_WORK_GROUP_SIZE " + std::to_string(kwg_);

@@ -52,7 +52,7 @@ std::string misfit(const Variant& v, const DeviceCaps& caps) {
   }
   if (v.local_mem_bytes > caps.local_mem_bytes) {
     return "needs " + std::to_string(v.local_mem_bytes) + " B of local memory, the device has " +
-           std::to_string(caps.local_mem_bytes) + " B";
+           std::to_string(caps.local_mem_bytes) + " B (CL_DEVICE_LOCAL_MEM_SIZE)";
   }
   return "";
 }

@@ -71,6 +71,12 @@ verdict() {
     return
   elif [[ $status -gt 125 ]]; then
     why="exit status $status (a signal)"
+  elif grep -q "no OpenCL platform found; ICDs the loader tries" "$out"; then
+    # The ICD loader's own call failed (with NVIDIA's driver it asks the
+    # platform's ICD suffix before fatcl runs) and it dropped the driver:
+    # fatcl names the drivers it tried and what became of each.
+    explained=$((explained + 1))
+    return
   else
     for word in "$@"; do
       if ! grep -qF -- "$word" "$out"; then
