@@ -54,6 +54,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -380,42 +381,44 @@ struct Hook<R(CL_API_CALL*)(A...)> {
     }
   }
 
+  // An info query's last four arguments, (param_name, size, value,
+  // size_ret); none for another call.
+  struct InfoArgs {
+    cl_uint param;
+    size_t size;
+    void* value;
+    size_t* size_ret;
+  };
+  template <typename... B>
+  static std::optional<InfoArgs> info_args(B... b) {
+    constexpr std::size_t n = sizeof...(B);
+    if constexpr (n >= 4) {
+      auto t = std::make_tuple(b...);
+      using P = std::tuple_element_t<n - 4, decltype(t)>;
+      using S = std::tuple_element_t<n - 3, decltype(t)>;
+      using V = std::tuple_element_t<n - 2, decltype(t)>;
+      using SR = std::tuple_element_t<n - 1, decltype(t)>;
+      if constexpr (std::is_integral_v<P> && std::is_same_v<S, size_t> &&
+                    std::is_same_v<V, void*> && std::is_same_v<SR, size_t*>) {
+        return InfoArgs{cl_uint(std::get<n - 4>(t)), std::get<n - 3>(t), std::get<n - 2>(t),
+                        std::get<n - 1>(t)};
+      }
+    }
+    return std::nullopt;
+  }
+
   // An info query's parameter (for the trace), else -1.
   template <typename... B>
   static long long info_param(B... b) {
-    constexpr std::size_t n = sizeof...(B);
-    if constexpr (n >= 4) {
-      auto t = std::make_tuple(b...);
-      using P = std::tuple_element_t<n - 4, decltype(t)>;
-      using S = std::tuple_element_t<n - 3, decltype(t)>;
-      using V = std::tuple_element_t<n - 2, decltype(t)>;
-      using SR = std::tuple_element_t<n - 1, decltype(t)>;
-      if constexpr (std::is_integral_v<P> && std::is_same_v<S, size_t> &&
-                    std::is_same_v<V, void*> && std::is_same_v<SR, size_t*>) {
-        return static_cast<long long>(std::get<n - 4>(t));
-      }
-    }
-    return -1;
+    const std::optional<InfoArgs> i = info_args(b...);
+    return i ? static_cast<long long>(i->param) : -1;
   }
 
-  // An info query's last four arguments are (param_name, size, value,
-  // size_ret); for another call, nothing.
+  // An info query answered oddly where a rule says so (make_odd).
   template <typename... B>
   static bool info_query(const std::vector<Rule>& odd, bool answered, B... b) {
-    constexpr std::size_t n = sizeof...(B);
-    if constexpr (n >= 4) {
-      auto t = std::make_tuple(b...);
-      using P = std::tuple_element_t<n - 4, decltype(t)>;
-      using S = std::tuple_element_t<n - 3, decltype(t)>;
-      using V = std::tuple_element_t<n - 2, decltype(t)>;
-      using SR = std::tuple_element_t<n - 1, decltype(t)>;
-      if constexpr (std::is_integral_v<P> && std::is_same_v<S, size_t> &&
-                    std::is_same_v<V, void*> && std::is_same_v<SR, size_t*>) {
-        return make_odd(odd, answered, cl_uint(std::get<n - 4>(t)), std::get<n - 3>(t),
-                        std::get<n - 2>(t), std::get<n - 1>(t));
-      }
-    }
-    return false;
+    const std::optional<InfoArgs> i = info_args(b...);
+    return i && make_odd(odd, answered, i->param, i->size, i->value, i->size_ret);
   }
 
   // The objects a call lists in an array it fills: clGetDeviceIDs'
