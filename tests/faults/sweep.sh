@@ -50,9 +50,13 @@ run() {
     FATCL_FAULT="$rule" FATCL_FAULT_REPORT="$dir/report" "$@" > "$dir/out" 2>&1
   status=$?
   out="$dir/out"
-  FATCL_CACHE_DIR="$dir/cache" FATCL_TUNING="$dir/store.json" OCL_ICD_VENDORS="$icd" \
-    FATCL_FAULT= "$@" > "$dir/after" 2>&1
-  after=$?
+  after=0
+  # (a run that kept nothing leaves nothing to break the next start)
+  if [[ -e "$dir/store.json" || -n "$(ls -A "$dir/cache")" ]]; then
+    FATCL_CACHE_DIR="$dir/cache" FATCL_TUNING="$dir/store.json" OCL_ICD_VENDORS="$icd" \
+      FATCL_FAULT= "$@" > "$dir/after" 2>&1
+    after=$?
+  fi
 }
 
 # verdict NAME RULE WORD...: counts the run; the words must all be in the
