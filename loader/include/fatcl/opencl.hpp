@@ -28,9 +28,10 @@
 
 #include <CL/cl.h>
 
-#include <cstdio>
 #include <string>
 #include <vector>
+
+#include "fatcl/text.hpp"
 
 #if CL_HPP_MINIMUM_OPENCL_VERSION >= 120 && CL_HPP_TARGET_OPENCL_VERSION >= 200
 namespace cl {
@@ -64,10 +65,7 @@ inline cl_uint getContextPlatformVersion(cl_context context) {
     return 0;
   }
   int major = 0, minor = 0;
-  if (std::sscanf(version.c_str(), "OpenCL %d.%d", &major, &minor) != 2 || major < 0 ||
-      minor < 0) {
-    return 0;
-  }
+  if (!fatcl::parse_opencl_version(version, &major, &minor)) return 0;
   return (cl_uint(major) << 16) | cl_uint(minor);
 }
 }  // namespace detail
