@@ -48,6 +48,7 @@
 #include <ocl_icd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -60,41 +61,10 @@
 #include <type_traits>
 #include <vector>
 
-namespace {
+#include "fatcl/error.hpp"
+#include "fatcl/text.hpp"
 
-struct ErrorName {
-  const char* name;
-  cl_int code;
-};
-constexpr ErrorName kErrors[] = {
-    {"CL_DEVICE_NOT_FOUND", CL_DEVICE_NOT_FOUND},
-    {"CL_DEVICE_NOT_AVAILABLE", CL_DEVICE_NOT_AVAILABLE},
-    {"CL_COMPILER_NOT_AVAILABLE", CL_COMPILER_NOT_AVAILABLE},
-    {"CL_MEM_OBJECT_ALLOCATION_FAILURE", CL_MEM_OBJECT_ALLOCATION_FAILURE},
-    {"CL_OUT_OF_RESOURCES", CL_OUT_OF_RESOURCES},
-    {"CL_OUT_OF_HOST_MEMORY", CL_OUT_OF_HOST_MEMORY},
-    {"CL_PROFILING_INFO_NOT_AVAILABLE", CL_PROFILING_INFO_NOT_AVAILABLE},
-    {"CL_BUILD_PROGRAM_FAILURE", CL_BUILD_PROGRAM_FAILURE},
-    {"CL_INVALID_VALUE", CL_INVALID_VALUE},
-    {"CL_INVALID_DEVICE", CL_INVALID_DEVICE},
-    {"CL_INVALID_CONTEXT", CL_INVALID_CONTEXT},
-    {"CL_INVALID_COMMAND_QUEUE", CL_INVALID_COMMAND_QUEUE},
-    {"CL_INVALID_MEM_OBJECT", CL_INVALID_MEM_OBJECT},
-    {"CL_INVALID_BINARY", CL_INVALID_BINARY},
-    {"CL_INVALID_BUILD_OPTIONS", CL_INVALID_BUILD_OPTIONS},
-    {"CL_INVALID_PROGRAM", CL_INVALID_PROGRAM},
-    {"CL_INVALID_PROGRAM_EXECUTABLE", CL_INVALID_PROGRAM_EXECUTABLE},
-    {"CL_INVALID_KERNEL_NAME", CL_INVALID_KERNEL_NAME},
-    {"CL_INVALID_KERNEL", CL_INVALID_KERNEL},
-    {"CL_INVALID_ARG_INDEX", CL_INVALID_ARG_INDEX},
-    {"CL_INVALID_ARG_VALUE", CL_INVALID_ARG_VALUE},
-    {"CL_INVALID_ARG_SIZE", CL_INVALID_ARG_SIZE},
-    {"CL_INVALID_WORK_GROUP_SIZE", CL_INVALID_WORK_GROUP_SIZE},
-    {"CL_INVALID_EVENT", CL_INVALID_EVENT},
-    {"CL_INVALID_OPERATION", CL_INVALID_OPERATION},
-    {"CL_INVALID_BUFFER_SIZE", CL_INVALID_BUFFER_SIZE},
-    {"CL_LINK_PROGRAM_FAILURE", CL_LINK_PROGRAM_FAILURE},
-};
+namespace {
 
 struct ParamName {
   const char* name;
@@ -142,14 +112,18 @@ struct Rule {
   std::exit(70);
 }
 
+// A status by its name (fatcl's cl_status_name, every one it names) or
+// as a negative number.
 cl_int error_of(const std::string& text) {
-  for (const ErrorName& e : kErrors) {
-    if (text == e.name) return e.code;
+  for (int code = -1; code >= -1200; --code) {
+    if (text == fatcl::cl_status_name(code)) return code;
   }
-  char* end = nullptr;
-  const long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v >= 0) refuse("\"" + text + "\" is no OpenCL error");
-  return cl_int(v);
+  const std::optional<std::uint64_t> v =
+      text.size() > 1 && text[0] == '-'
+          ? fatcl::parse_whole_number(std::string_view(text).substr(1), 1, 1u << 30)
+          : std::nullopt;
+  if (!v) refuse("\"" + text + "\" is no OpenCL error");
+  return -cl_int(*v);
 }
 
 cl_uint param_of(const std::string& text) {
@@ -175,10 +149,9 @@ std::vector<std::string> split(const std::string& s, char c) {
 }
 
 unsigned long long count_of(const std::string& text) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v == 0) refuse("\"" + text + "\" is no call number (1 on)");
-  return v;
+  const std::optional<std::uint64_t> v = fatcl::parse_whole_number(text, 1, UINT64_MAX);
+  if (!v) refuse("\"" + text + "\" is no call number (1 on)");
+  return *v;
 }
 
 std::vector<Rule> parse_rules(const char* env) {
