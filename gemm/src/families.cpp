@@ -102,44 +102,53 @@ std::string trial(const cl::Context& context, const cl::Device& device, const cl
   return "";
 }
 
-// The family's model of a problem {M, N, K, batch} (Ranking::shape_score):
-// the share of its tiles' work that is C's (not padding) times how well its
-// work-groups fill the device (all of it from one work-group per compute
-// unit), each in quarters: a small tile wins only where a large one wastes
-// a quarter of its work or leaves a quarter of the device idle (on the
-// H200, 2026-12-02: at 2000 x 3000 x 1000 the 128 x 128 tile ran at 29
-// TFLOP/s and the 32 x 32 one, 1 % less padding, at 18). Ties keep the
-// blocked ranking's order; a batch of 32 x 32 products takes the tile that
-// fits them, a 1024^3 product on 132 units the 64 x 64 one.
-double shape_score(const Variant& v, const DeviceCaps& caps, const std::vector<std::size_t>& p) {
-  if (p.size() < 2 || p[0] == 0 || p[1] == 0) return 1;
+// How a variant's tiles cover a problem {M, N, K, batch}: the share of the
+// tiles' M x N that is C's (not padding), the share of the K slices' K that
+// is K's, and how much of the device the work-groups, the whole batch's,
+// fill (one per compute unit fills it). A side not given or 0 counts as
+// covered.
+struct Coverage {
+  double mn = 1, k = 1, fill = 1;
+};
+Coverage coverage(const Variant& v, const DeviceCaps& caps, const std::vector<std::size_t>& p) {
+  Coverage c;
+  if (p.size() < 2 || p[0] == 0 || p[1] == 0) return c;
   const double m = double(p[0]), n = double(p[1]), batch = p.size() > 3 ? double(p[3]) : 1;
   const double mwg = double(v.param("MWG")), nwg = double(v.param("NWG"));
   const double tiles_m = std::ceil(m / mwg), tiles_n = std::ceil(n / nwg);
-  const double useful = (m * n) / (tiles_m * mwg * tiles_n * nwg);
-  const double groups = tiles_m * tiles_n * batch;
-  const double fill = std::min(1.0, groups / std::max(1.0, double(caps.compute_units)));
-  return std::round(useful * 4) / 4 * (std::round(fill * 4) / 4);
+  c.mn = (m * n) / (tiles_m * mwg * tiles_n * nwg);
+  c.fill = std::min(1.0, tiles_m * tiles_n * batch / std::max(1.0, double(caps.compute_units)));
+  if (p.size() > 2 && p[2] > 0) {
+    const double k = double(p[2]), kwg = double(v.param("KWG"));
+    c.k = k / (std::ceil(k / kwg) * kwg);
+  }
+  return c;
+}
+
+// The family's model of a problem {M, N, K, batch} (Ranking::shape_score):
+// the share of its tiles' work that is C's (not padding) times how well its
+// work-groups fill the device (coverage), each in quarters: a small tile
+// wins only where a large one wastes a quarter of its work or leaves a
+// quarter of the device idle (on the H200, 2026-12-02: at 2000 x 3000 x
+// 1000 the 128 x 128 tile ran at 29 TFLOP/s and the 32 x 32 one, 1 % less
+// padding, at 18). Ties keep the blocked ranking's order; a batch of
+// 32 x 32 products takes the tile that fits them, a 1024^3 product on 132
+// units the 64 x 64 one.
+double shape_score(const Variant& v, const DeviceCaps& caps, const std::vector<std::size_t>& p) {
+  const Coverage c = coverage(v, caps, p);
+  return std::round(c.mn * 4) / 4 * (std::round(c.fill * 4) / 4);
 }
 
 // The family's model of a problem {M, N, K, batch} (FamilyDescription::
 // efficiency), by which an entry measured at other sizes is carried to
-// these (carry_tuning): the share of the launched work that is C's (M and N
-// to whole tiles, K to whole slices) times how well the work-groups, the
-// whole batch's, fill the device (one per compute unit fills it). Without
-// it the H200's 1,000 products of 32^3 took the entry of 1,000 of 128^3 as
-// it was, and its 64 x 64 tile (22 us a call) over the 32 x 32 one (12 us,
-// 2026-12-03).
+// these (carry_tuning): coverage's shares, K's included, times its fill,
+// unrounded. Without it the H200's 1,000 products of 32^3 took the entry
+// of 1,000 of 128^3 as it was, and its 64 x 64 tile (22 us a call) over
+// the 32 x 32 one (12 us, 2026-12-03).
 double efficiency(const Variant& v, const DeviceCaps& caps, const std::vector<std::size_t>& p) {
-  if (p.size() < 3 || p[0] == 0 || p[1] == 0 || p[2] == 0) return 1;
-  const double m = double(p[0]), n = double(p[1]), k = double(p[2]);
-  const double batch = p.size() > 3 ? double(p[3]) : 1;
-  const double mwg = double(v.param("MWG")), nwg = double(v.param("NWG")),
-               kwg = double(v.param("KWG"));
-  const double tiles_m = std::ceil(m / mwg), tiles_n = std::ceil(n / nwg);
-  const double useful = (m * n * k) / (tiles_m * mwg * tiles_n * nwg * std::ceil(k / kwg) * kwg);
-  const double groups = tiles_m * tiles_n * batch;
-  return useful * std::min(1.0, groups / std::max(1.0, double(caps.compute_units)));
+  if (p.size() < 3 || p[2] == 0) return 1;
+  const Coverage c = coverage(v, caps, p);
+  return c.mn * c.k * c.fill;
 }
 
 Family make_family(const EmbeddedFamily& embedded, int bits) {
