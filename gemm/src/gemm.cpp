@@ -567,7 +567,7 @@ StatusCode run(Request r) {
   l.a_offset = r.a_offset, l.b_offset = r.b_offset, l.c_offset = r.c_offset;
   l.a_stride = r.a_stride, l.b_stride = r.b_stride, l.c_stride = r.c_stride;
   std::optional<HostCopy> offsets, scalars, given_offsets;
-  cl::Buffer kept_placeholder;
+  const cl::Buffer unused = placeholder(context);  // for the arguments a launch does not read
   PackingSpace space;  // held until the last launch is enqueued
   // The launches the next one waits for (owned: released however the call
   // ends), and their handles for a wait list.
@@ -592,8 +592,7 @@ StatusCode run(Request r) {
     auto after = [&last](std::vector<cl_event> events) {
       for (cl_event e : events) last.emplace_back(e, false);
     };
-    const cl::Buffer placeholder_given = placeholder(context);
-    cl_mem given = placeholder_given();
+    cl_mem given = unused();
     if (r.batched) {
       given_offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");
       given = given_offsets->m;
@@ -640,8 +639,7 @@ StatusCode run(Request r) {
     l.batch_offsets = offsets->m;
     l.batch_scalars = scalars->m;
   } else {
-    kept_placeholder = placeholder(context);
-    l.batch_offsets = l.batch_scalars = kept_placeholder();
+    l.batch_offsets = l.batch_scalars = unused();
   }
   // K in parts of at most k_per_launch (a driver's loop limit), each after
   // the first adding to C.

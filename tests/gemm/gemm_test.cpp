@@ -20,9 +20,9 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <mutex>
 #include <random>
 #include <string>
-#include <mutex>
 #include <thread>
 #include <vector>
 
