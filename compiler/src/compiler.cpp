@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -161,7 +162,8 @@ class ScratchDir {
  public:
   ScratchDir() {
     char dir_template[] = "/tmp/fatcl-compile-XXXXXX";
-    if (!mkdtemp(dir_template)) throw Error("cannot create a temporary folder in /tmp");
+    if (!mkdtemp(dir_template))
+      throw Error(std::string("cannot create a temporary folder in /tmp: ") + std::strerror(errno));
     path_ = dir_template;
   }
   ~ScratchDir() {

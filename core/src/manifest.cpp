@@ -251,7 +251,11 @@ Manifest Manifest::parse(std::string_view text_in) {
     m.toolchain[k] = v.get<std::string>();
   }
   const json& variants = field(j, "variants", where);
-  if (!variants.is_array() || variants.empty()) {
+  if (!variants.is_array()) {
+    throw Error("manifest: family " + m.family + ": field \"variants\" is " +
+                std::string(variants.type_name()) + ", not an array of variants");
+  }
+  if (variants.empty()) {
     throw Error("manifest: family " + m.family + " lists no variants");
   }
   if (variants.size() > kMaxVariants) {

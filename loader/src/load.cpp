@@ -412,104 +412,6 @@ Attempt try_candidate(const cl::Context& context, const cl::Device& device, cons
 
 }  // namespace
 
-namespace {
-
-Manifest embedded_manifest(const EmbeddedFamily& embedded) {
-  if (!embedded.manifest_json) throw Error("embedded family: the manifest is null");
-  if (!embedded.source && embedded.source_size > 0) {
-    throw Error("embedded family: the source is null but has " +
-                std::to_string(embedded.source_size) + " bytes");
-  }
-  try {
-    return Manifest::parse(std::string_view(embedded.manifest_json, embedded.manifest_size));
-  } catch (const Error& e) {
-    throw Error(std::string("embedded family: ") + e.what());
-  }
-}
-
-}  // namespace
-
-Family::Family(const EmbeddedFamily& embedded, FamilyDescription description)
-    : manifest_(embedded_manifest(embedded)),
-      description_(std::move(description)),
-      source_(embedded.source, embedded.source_size) {
-  if (embedded.module_count > 0 && !embedded.modules) {
-    throw Error("family " + manifest_.family + ": " + std::to_string(embedded.module_count) +
-                " embedded modules are announced, but their table is null");
-  }
-  for (std::size_t i = 0; i < embedded.module_count; ++i) {
-    const EmbeddedModule& m = embedded.modules[i];
-    if (!m.variant || (!m.data && m.size > 0)) {
-      throw Error("family " + manifest_.family + ": embedded module " + std::to_string(i) +
-                  (m.variant ? " (" + std::string(m.variant).substr(0, 100) + ")" : "") +
-                  " has a null " + (m.variant ? "data pointer" : "variant name"));
-    }
-  }
-  for (const Variant& v : manifest_.variants) {
-    const EmbeddedModule* found = nullptr;
-    for (std::size_t i = 0; i < embedded.module_count; ++i) {
-      if (v.name != embedded.modules[i].variant) continue;
-      if (found) {
-        throw Error("family " + manifest_.family + ": two embedded modules for " + v.name);
-      }
-      found = &embedded.modules[i];
-    }
-    if (!found) throw Error("family " + manifest_.family + ": no embedded module for " + v.name);
-    if (found->size != v.spirv_size) {
-      throw Error("family " + manifest_.family + ": the embedded module of " + v.name + " has " +
-                  std::to_string(found->size) + " B, the manifest says " +
-                  std::to_string(v.spirv_size));
-    }
-    modules_.emplace_back(reinterpret_cast<const char*>(found->data), found->size);
-  }
-  // PTX: one per variant whose manifest entry records it, of that size.
-  ptx_.resize(manifest_.variants.size());
-  if (embedded.ptx_module_count > 0 && !embedded.ptx_modules) {
-    throw Error("family " + manifest_.family +
-                ": embedded PTX is announced, but its table is null");
-  }
-  for (std::size_t i = 0; i < embedded.ptx_module_count; ++i) {
-    const EmbeddedModule& m = embedded.ptx_modules[i];
-    const std::string name = m.variant ? m.variant : "(null)";
-    std::size_t at = manifest_.variants.size();
-    for (std::size_t j = 0; j < manifest_.variants.size(); ++j) {
-      if (manifest_.variants[j].name == name) at = j;
-    }
-    if (at == manifest_.variants.size() || !manifest_.variants[at].ptx) {
-      throw Error("family " + manifest_.family + ": embedded PTX for " + name.substr(0, 100) +
-                  ", which the manifest lists without PTX");
-    }
-    if (m.size != manifest_.variants[at].ptx->size || !m.data) {
-      throw Error("family " + manifest_.family + ": the embedded PTX of " + name + " has " +
-                  std::to_string(m.size) + " B, the manifest says " +
-                  std::to_string(manifest_.variants[at].ptx->size));
-    }
-    if (!ptx_[at].empty())
-      throw Error("family " + manifest_.family + ": two embedded PTX for " + name);
-    ptx_[at] = std::string_view(reinterpret_cast<const char*>(m.data), m.size);
-  }
-  for (std::size_t j = 0; j < manifest_.variants.size(); ++j) {
-    if (manifest_.variants[j].ptx && ptx_[j].empty()) {
-      throw Error("family " + manifest_.family + ": no embedded PTX for " +
-                  manifest_.variants[j].name + ", which the manifest lists with PTX");
-    }
-  }
-}
-
-std::size_t Family::index_of(const std::string& variant) const {
-  for (std::size_t i = 0; i < manifest_.variants.size(); ++i) {
-    if (manifest_.variants[i].name == variant) return i;
-  }
-  manifest_.variant(variant);  // throws, naming the variants there are
-  return 0;
-}
-
-std::string_view Family::ptx(const std::string& variant) const { return ptx_[index_of(variant)]; }
-
-std::string_view Family::spirv(const std::string& variant) const {
-  return modules_[index_of(variant)];
-}
-
 TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const DeviceCaps& caps,
                          const std::vector<std::size_t>& problem, std::string* why,
                          double* leader_gflops, double launch_ms) {
@@ -694,8 +596,35 @@ Plan ranked_plan(const Family& family, const DeviceCaps& caps, const LoadOptions
   if (rule) *rule = ranking.rule;
   if (tuning) *tuning = said;
   if (entry) *entry = std::move(found);
-  return plan(family.manifest(), caps, options, ranking);
+  Plan p = plan(family.manifest(), caps, options, ranking);
+  // Damaged code is refused before any driver sees it (Family::damage).
+  std::vector<Candidate> sound;
+  for (const Candidate& c : p.chain) {
+    if (const std::string& why = family.damage(*c.variant, c.tier); !why.empty()) {
+      p.rejected.push_back({c.variant->name, c.tier, Step::Outcome::Rejected, why});
+    } else {
+      sound.push_back(c);
+    }
+  }
+  p.chain = std::move(sound);
+  return p;
 }
+
+namespace {
+
+// Named at every load of a damaged family, whatever tier this device takes:
+// a product that ships it damages every device it runs on.
+std::string damage_note(const Family& family) {
+  const std::vector<std::string>& damaged = family.damaged();
+  std::string note = "the bundle of " + family.manifest().family + " is damaged: " +
+                     std::to_string(damaged.size()) +
+                     " embedded module(s) do not match their manifest records";
+  for (std::size_t i = 0; i < damaged.size() && i < 3; ++i) note += "; " + damaged[i];
+  if (damaged.size() > 3) note += "; and " + std::to_string(damaged.size() - 3) + " more";
+  return note;
+}
+
+}  // namespace
 
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
                   const LoadOptions& options) {
@@ -708,6 +637,7 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
   Plan p = ranked_plan(family, caps, options, &explanation.ranking, &explanation.tuning, &entry);
   explanation.device = caps.summary();
   std::vector<std::string> notes = detail::environment_notes();
+  if (!family.damaged().empty()) notes.push_back(damage_note(family));
   for (const DriverQuirk& q : driver_quirks(caps)) {
     explanation.quirks.push_back(q.id + " (" + q.versions + "): " + q.breaks + "; " + q.fatcl_does);
   }

@@ -2,7 +2,6 @@
 // clCreateProgramWithBinary) and OpenCL C source.
 #include "tiers.hpp"
 
-#include <cstdint>
 
 #include "fatcl/error.hpp"
 
@@ -38,38 +37,6 @@ namespace {
 
 using CreateWithILKHR = cl_program(CL_API_CALL*)(cl_context, const void*, std::size_t, cl_int*);
 
-// What is wrong with embedded bytes against their manifest record, or "":
-// nothing unchecked reaches a driver.
-std::string damage(std::string_view bytes, const std::string& sha256, const std::string& what) {
-  if (sha256_hex(bytes.data(), bytes.size()) != sha256) {
-    return "the embedded " + what +
-           " does not match the SHA-256 its manifest records (damaged or edited after the "
-           "build); not handed to the driver";
-  }
-  return "";
-}
-
-std::string spirv_header_problem(std::string_view il, const Variant& v) {
-  if (il.size() < 20 || il.size() % 4 != 0) {
-    return "the embedded module has " + std::to_string(il.size()) +
-           " bytes, not a SPIR-V module's whole 4-byte words after a 20-byte header";
-  }
-  auto word = [&](std::size_t i) {
-    std::uint32_t w = 0;
-    for (int b = 3; b >= 0; --b) w = (w << 8) | static_cast<unsigned char>(il[i * 4 + b]);
-    return w;
-  };
-  if (word(0) != 0x07230203u)
-    return "the embedded module does not start with SPIR-V's magic number";
-  const std::uint32_t version = word(1);
-  const std::string declared =
-      std::to_string((version >> 16) & 0xff) + "." + std::to_string((version >> 8) & 0xff);
-  if (declared != v.spirv_version) {
-    return "the embedded module declares SPIR-V " + declared + ", its manifest " + v.spirv_version;
-  }
-  return "";
-}
-
 class SpirVTier final : public TierStrategy {
  public:
   Tier tier() const override { return Tier::SpirV; }
@@ -87,9 +54,7 @@ class SpirVTier final : public TierStrategy {
                     const Family& family, const Variant& v, const std::string&, std::string* how,
                     std::string* failure) const override {
     const std::string_view il = family.spirv(v.name);
-    *failure = spirv_header_problem(il, v);
-    if (failure->empty()) *failure = damage(il, v.sha256, "module");
-    if (!failure->empty()) return nullptr;
+    if (!(*failure = family.damage(v, Tier::SpirV)).empty()) return nullptr;
     cl_int err = CL_SUCCESS;
     cl_program raw = nullptr;
     if (caps.il_is_core()) {
@@ -142,7 +107,7 @@ class PtxTier final : public TierStrategy {
                     const Family& family, const Variant& v, const std::string&, std::string* how,
                     std::string* failure) const override {
     const std::string_view ptx = family.ptx(v.name);
-    if (!(*failure = damage(ptx, v.ptx->sha256, "PTX")).empty()) return nullptr;
+    if (!(*failure = family.damage(v, Tier::Ptx)).empty()) return nullptr;
     const unsigned char* bytes = reinterpret_cast<const unsigned char*>(ptx.data());
     const std::size_t size = ptx.size();
     cl_device_id dev = device();
@@ -173,7 +138,7 @@ class SourceTier final : public TierStrategy {
   }
   std::string built(const Family& family, const Variant&,
                     const std::string& build_options) const override {
-    return family.manifest().source_sha256 + " " + build_options;
+    return family.source_sha256() + " " + build_options;
   }
   std::string build_options(const Family& family, const Variant& v,
                             const DeviceCaps& caps) const override {
@@ -186,8 +151,9 @@ class SourceTier final : public TierStrategy {
     return options;
   }
   cl_program create(const cl::Context& context, const cl::Device&, const DeviceCaps&,
-                    const Family& family, const Variant&, const std::string& build_options,
+                    const Family& family, const Variant& v, const std::string& build_options,
                     std::string* how, std::string* failure) const override {
+    if (!(*failure = family.damage(v, Tier::Source)).empty()) return nullptr;
     const std::string_view source = family.source();
     const char* text = source.data();
     const std::size_t length = source.size();

@@ -155,6 +155,8 @@ const std::vector<ManifestCase>& manifest_cases() {
        "not a SPIR-V version"},
       {"no_variants", [] { return with([](json& j) { j["variants"] = json::array(); }); },
        "lists no variants"},
+      {"variants_object", [] { return with([](json& j) { j["variants"] = json::object(); }); },
+       "field \"variants\" is object, not an array of variants"},
       {"variant_not_object", [] { return with([](json& j) { j["variants"][0] = 7; }); },
        "variants[0]: is not a JSON object"},
       {"ptx_negative_size",
@@ -375,8 +377,7 @@ TEST(BadModule, BytesThatDoNotMatchTheirHashAreNotHandedToTheDriver) {
   changed[changed.size() - 8] ^= 1;
   const std::string message = load_error(Tampered(changed, false).family());
   expect_message("module", message,
-                 takes_spirv() ? "does not match the SHA-256 its manifest records"
-                               : "left out on purpose (NO_SOURCE)");
+                 "does not match the SHA-256 its manifest records");
 }
 
 TEST(BadModule, BadMagicNumberIsCaughtBeforeTheDriver) {
@@ -385,8 +386,7 @@ TEST(BadModule, BadMagicNumberIsCaughtBeforeTheDriver) {
   bytes[0] = 0x42;
   const std::string message = load_error(Tampered(bytes, true).family());
   expect_message("module", message,
-                 takes_spirv() ? "does not start with SPIR-V's magic number"
-                               : "left out on purpose (NO_SOURCE)");
+                 "does not start with SPIR-V's magic number");
 }
 
 TEST(BadModule, VersionWordAgainstTheManifest) {
@@ -394,9 +394,7 @@ TEST(BadModule, VersionWordAgainstTheManifest) {
   std::string bytes(matmul_family(MatmulKernel::Tiled).spirv("matmul_tiled_TILE8"));
   bytes[5] = 4;  // version word 0x00010400: SPIR-V 1.4; the manifest says 1.0
   const std::string message = load_error(Tampered(bytes, true).family());
-  expect_message(
-      "module", message,
-      takes_spirv() ? "declares SPIR-V 1.4, its manifest 1.0" : "left out on purpose (NO_SOURCE)");
+  expect_message("module", message, "declares SPIR-V 1.4, its manifest 1.0");
 }
 
 TEST(BadModule, AModuleOfAnotherKernelIsRefusedByTheDriverWithItsStatus) {
@@ -404,6 +402,72 @@ TEST(BadModule, AModuleOfAnotherKernelIsRefusedByTheDriverWithItsStatus) {
   const std::string bytes(matmul_family(MatmulKernel::Naive).spirv("matmul_naive"));
   const std::string message = load_error(Tampered(bytes, true).family());
   expect_message("module", message, takes_spirv() ? "CL_" : "left out on purpose (NO_SOURCE)");
+}
+
+// Every embedded module is checked at the family's first use, whatever tier
+// the device takes: a truncated module is named where the source is built.
+TEST(BadModule, ADamagedModuleIsNamedWhereTheSourceIsBuilt) {
+  REQUIRE_DEVICE();
+  const Family& tiled = matmul_family(MatmulKernel::Tiled);
+  Manifest m = tiled.manifest();
+  std::vector<EmbeddedModule> modules;
+  for (Variant& v : m.variants) {
+    v.ptx.reset();
+    const std::string_view bytes = tiled.spirv(v.name);
+    modules.push_back({v.name.c_str(), reinterpret_cast<const unsigned char*>(bytes.data()),
+                       bytes.size()});
+  }
+  m.variants[1].spirv_size -= 8;  // truncated by two words
+  modules[1].size -= 8;
+  const std::string json = m.dump();
+  const Family f({json.c_str(), json.size(), tiled.source().data(), tiled.source().size(),
+                  modules.data(), modules.size()});
+  LoadOptions o;
+  o.tier = Tier::Source;
+  o.variant = m.variants[1].name;
+  o.use_tuning = false;
+  o.store = std::make_shared<Store>();
+  const LoadedKernel k = load(device().context, device().device, f, o);
+  const std::string said = k.explanation.to_string();
+  expect_message("module", said,
+                 "the bundle of matmul_tiled is damaged: 1 embedded module(s) do not match their "
+                 "manifest records; " +
+                     m.variants[1].name + " [spirv]: the embedded module does not match");
+}
+
+// A damaged source is refused before the driver, and its failure is not
+// remembered against the genuine source: a build verdict is keyed by the
+// bytes built.
+TEST(BadModule, ADamagedSourceIsRefusedAndTheGenuineOneStillLoads) {
+  REQUIRE_DEVICE();
+  const Family& tiled = matmul_family(MatmulKernel::Tiled);
+  Manifest m = tiled.manifest();
+  std::vector<EmbeddedModule> modules;
+  for (Variant& v : m.variants) {
+    v.ptx.reset();
+    const std::string_view bytes = tiled.spirv(v.name);
+    modules.push_back({v.name.c_str(), reinterpret_cast<const unsigned char*>(bytes.data()),
+                       bytes.size()});
+  }
+  const std::string json = m.dump();
+  std::string source(tiled.source());
+  source.replace(source.find("__kernel"), 8, "__kernol");  // would not compile
+  const Family damaged({json.c_str(), json.size(), source.data(), source.size(), modules.data(),
+                        modules.size()});
+  const Family genuine({json.c_str(), json.size(), tiled.source().data(), tiled.source().size(),
+                        modules.data(), modules.size()});
+  LoadOptions o;
+  o.tier = Tier::Source;
+  o.variant = "matmul_tiled_TILE8";
+  o.use_tuning = false;
+  o.store = std::make_shared<Store>();
+  expect_message("module",
+                 error_of([&] { load(device().context, device().device, damaged, o); }),
+                 "the embedded OpenCL C source does not match the SHA-256 its manifest records");
+  EXPECT_NE(damaged.source_sha256(), m.source_sha256);
+  EXPECT_EQ(genuine.source_sha256(), m.source_sha256);
+  const LoadedKernel k = load(device().context, device().device, genuine, o);
+  EXPECT_EQ(k.tier, Tier::Source);
 }
 
 // Calls into the API with what cannot work.

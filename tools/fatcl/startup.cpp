@@ -7,8 +7,10 @@
 #include "startup.hpp"
 
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -179,7 +181,8 @@ int run_startup(const std::string& platform, std::size_t device_index, bool json
   const cl::Device device = pick_device(platform, device_index);
   const DeviceCaps caps = DeviceCaps::query(device);
   char dir_template[] = "/tmp/fatcl-startup-XXXXXX";
-  if (!mkdtemp(dir_template)) throw Error("cannot create a temporary folder in /tmp");
+  if (!mkdtemp(dir_template))
+    throw Error(std::string("cannot create a temporary folder in /tmp: ") + std::strerror(errno));
   const fs::path dir = dir_template;
   drivers_cache_in(dir);
   nlohmann::json report = startup_report(caps);

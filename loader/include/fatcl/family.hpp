@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -117,14 +118,31 @@ class Family {
   // The PTX of a variant; empty when the bundle has none for it.
   std::string_view ptx(const std::string& variant) const;
 
+  // What is wrong with the embedded code of `variant` in `tier` against its
+  // manifest record, or "": the SPIR-V module's header and SHA-256, the
+  // PTX's SHA-256, the source's against `source_sha256`. Every module of
+  // every tier is checked once, at the family's first use, whatever tier a
+  // device then takes (damaged() lists them all); damaged code never
+  // reaches a driver.
+  const std::string& damage(const Variant& variant, Tier tier) const;
+  // Every damaged (variant, tier) of the bundle, "VARIANT [tier]: why"
+  // (the source once, as "source"); empty if none.
+  const std::vector<std::string>& damaged() const;
+  // The SHA-256 of the embedded source's bytes (what a source build keys
+  // its verdict on); "" when the bundle carries no source.
+  const std::string& source_sha256() const;
+
  private:
+  struct Integrity;
   std::size_t index_of(const std::string& variant) const;
+  const Integrity& integrity() const;
 
   Manifest manifest_;
   FamilyDescription description_;
   std::string_view source_;
   std::vector<std::string_view> modules_;  // in manifest order
   std::vector<std::string_view> ptx_;      // in manifest order; empty: none
+  std::shared_ptr<Integrity> integrity_;   // checked at first use, shared by copies
 };
 
 }  // namespace fatcl
