@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -196,6 +197,12 @@ bool folder_there(const fs::path& dir) {
   return true;
 }
 
+// A temporary file of write_file_atomic beside an entry: NAME.bin.XXXXXX.
+bool temporary_entry(const std::string& name) {
+  const std::size_t at = name.rfind(".bin.");
+  return at != std::string::npos && name.size() == at + 5 + 6;
+}
+
 }  // namespace
 
 ProgramCache::Stats ProgramCache::stats() const {
@@ -223,11 +230,54 @@ std::size_t ProgramCache::clear() const {
   return removed;
 }
 
+ProgramCache::Check ProgramCache::verify() const {
+  Check out;
+  std::error_code ec;
+  if (!enabled() || !folder_there(dir_)) return out;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir_, ec)) {
+    const std::string name = e.path().filename().string();
+    if (temporary_entry(name)) out.temporary.push_back(e.path().string());
+    if (e.path().extension() != ".bin") continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    const std::string bytes = text.str();
+    // The key as the entry states it, then the entry checked against it.
+    std::string_view rest = bytes;
+    std::uint32_t version = 0, key_size = 0;
+    std::string key;
+    if (rest.size() > sizeof kMagic) {
+      rest.remove_prefix(sizeof kMagic);
+      if (get_int(rest, &version) && get_int(rest, &key_size) && key_size <= rest.size()) {
+        key = std::string(rest.substr(0, key_size));
+      }
+    }
+    std::string why;
+    if (!in) {
+      why = "cannot be read";
+    } else if (decode(bytes, key, &why) && path_of(key).filename() != e.path().filename()) {
+      why = "its key belongs in " + path_of(key).filename().string();
+    }
+    if (why.empty()) {
+      ++out.whole;
+    } else {
+      out.damaged.push_back(e.path().string() + ": " + why);
+    }
+  }
+  return out;
+}
+
 void ProgramCache::evict() const {
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;
   std::uint64_t total = 0;
+  const fs::file_time_type stale = fs::file_time_type::clock::now() - std::chrono::hours(1);
   for (const fs::directory_entry& e : fs::directory_iterator(dir_, ec)) {
+    // A writer killed before its rename left this; no writer takes an hour.
+    if (temporary_entry(e.path().filename().string()) && e.last_write_time(ec) < stale) {
+      fs::remove(e.path(), ec);
+      continue;
+    }
     if (e.path().extension() != ".bin") continue;
     total += e.file_size(ec);
     entries.emplace_back(e.last_write_time(ec), e.path());

@@ -161,6 +161,7 @@ class CandidateLoad {
     a.loaded.kernel_work_group_size = kwg_;
     a.loaded.kernel_local_mem_bytes = klm_;
     a.loaded.settled_by_trial = trial_;
+    a.loaded.not_cached = not_cached_;
     a.success_note = lead() + note_;
     return a;
   }
@@ -358,6 +359,7 @@ class CandidateLoad {
     if (std::string binary = program_binary(program_()); !binary.empty()) {
       if (std::string warning = cache_.put(cache_key_, binary); !warning.empty()) {
         notes_.push_back(warning);
+        not_cached_ = std::move(warning);
       }
     }
   }
@@ -396,6 +398,7 @@ class CandidateLoad {
   ProgramOrigin origin_ = ProgramOrigin::Built;
   std::string how_;         // what was handed to the driver and through what
   std::string cache_file_;  // the cache entry a binary came from
+  std::string not_cached_;  // why the binary built now was not kept
   std::size_t kwg_ = 0;
   cl_ulong klm_ = 0;
   bool trial_ = false;  // the work-group shortfall was settled by a trial launch

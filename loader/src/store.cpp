@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -182,6 +183,23 @@ class FileLock {
  private:
   int fd_ = -1;
 };
+
+// Removes the temporary files of write_file_atomic beside `path`
+// (PATH.XXXXXX) that are an hour old: a writer killed before its rename
+// left them, and no writer takes an hour.
+void remove_stale_temporaries(const fs::path& path) {
+  std::error_code ec;
+  const std::string prefix = path.filename().string() + ".";
+  const fs::file_time_type stale = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0 &&
+        name.substr(prefix.size()) != "lock" && e.last_write_time(ec) < stale) {
+      fs::remove(e.path(), ec);
+    }
+  }
+}
 
 // Reads `path` into the two lists: "" if it does not exist or was read,
 // else why it cannot be used.
@@ -683,6 +701,7 @@ void Store::save() {
   if (!impl_->path.parent_path().empty()) fs::create_directories(impl_->path.parent_path(), ec);
   if (ec) throw Error("cannot create " + impl_->path.parent_path().string() + ": " + ec.message());
   FileLock file_lock(impl_->path);
+  remove_stale_temporaries(impl_->path);
   // What other processes wrote since we read, under ours.
   std::vector<TuningEntry> theirs;
   std::vector<std::pair<BuildKey, RememberedOutcome>> their_outcomes;

@@ -517,7 +517,11 @@ MatmulWarmth warm_matmul_programs(const cl::Context& context, const cl::Device& 
         // with the same bytes (e.g. FMA twins whose PTX is identical:
         // libclc's mad is a fused multiply-add).
         const LoadedKernel loaded = load(context, device, family, lo);
-        ++(loaded.origin == ProgramOrigin::Built ? w.built : w.already_cached);
+        if (!loaded.not_cached.empty()) {
+          w.not_kept.push_back({c.variant->name, c.tier, Step::Outcome::Failed, loaded.not_cached});
+        } else {
+          ++(loaded.origin == ProgramOrigin::Built ? w.built : w.already_cached);
+        }
       } catch (const Error& e) {
         w.failed.push_back({c.variant->name, c.tier, Step::Outcome::Failed, e.what()});
       }

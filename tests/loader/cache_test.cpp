@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -74,6 +75,37 @@ TEST(ProgramCache, DamagedEntriesAreDiscardedWithTheirReason) {
     EXPECT_NE(why.find(cache.path_of("key").string()), std::string::npos) << why;
     EXPECT_FALSE(fs::exists(cache.path_of("key"))) << "a damaged entry stays";
   }
+}
+
+// verify() reads every entry as get() would and changes nothing; a
+// temporary file a killed writer left is listed, and the next write removes
+// it once it is an hour old.
+TEST(ProgramCache, VerifyNamesDamageAndStaleTemporariesGo) {
+  TempDir dir;
+  ProgramCache cache(dir.path, 1 << 20);
+  ASSERT_EQ(cache.put("key", std::string(1000, 'b')), "");
+  ASSERT_EQ(cache.put("other key", std::string(500, 'c')), "");
+  ProgramCache::Check c = cache.verify();
+  EXPECT_EQ(c.whole, 2u);
+  EXPECT_TRUE(c.damaged.empty());
+  fs::resize_file(cache.path_of("key"), 600);
+  fs::copy_file(cache.path_of("other key"), dir.path / "0000000000000000.bin");
+  const fs::path old_temp = cache.path_of("key").string() + ".Ab12Cd";
+  const fs::path new_temp = cache.path_of("other key").string() + ".Xy34Zw";
+  std::ofstream(old_temp) << "half an entry";
+  std::ofstream(new_temp) << "half an entry";
+  fs::last_write_time(old_temp, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  c = cache.verify();
+  EXPECT_EQ(c.whole, 1u);
+  ASSERT_EQ(c.damaged.size(), 2u);
+  const std::string both = c.damaged[0] + "\n" + c.damaged[1];
+  EXPECT_NE(both.find("the binary has"), std::string::npos) << both;
+  EXPECT_NE(both.find("its key belongs in"), std::string::npos) << both;
+  EXPECT_EQ(c.temporary.size(), 2u);
+  EXPECT_TRUE(fs::exists(cache.path_of("key")));  // verify changes nothing
+  ASSERT_EQ(cache.put("third key", "x"), "");
+  EXPECT_FALSE(fs::exists(old_temp));
+  EXPECT_TRUE(fs::exists(new_temp));  // perhaps a writer at work
 }
 
 TEST(ProgramCache, TheLeastRecentlyUsedGoFirst) {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -466,6 +467,27 @@ TEST(Store, AKilledWriterLeavesAReadableFile) {
     ASSERT_EQ(after.why_not_used(), "") << "round " << round;
     ASSERT_EQ(after.tuning().size(), 1u);
   }
+}
+
+// A temporary file a killed writer left beside the store goes at the next
+// save once it is an hour old; a fresh one (a writer at work) stays.
+TEST(Store, ASaveRemovesTheStaleTemporariesOfKilledWriters) {
+  TempDir dir;
+  const fs::path path = dir.path / "tuning.json";
+  const fs::path old_temp = dir.path / "tuning.json.Ab12Cd";
+  const fs::path new_temp = dir.path / "tuning.json.Xy34Zw";
+  const fs::path other = dir.path / "notes.json.Ab12Cd";
+  for (const fs::path& p : {old_temp, new_temp, other}) std::ofstream(p) << "{\"form";
+  for (const fs::path& p : {old_temp, other}) {
+    fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  }
+  Store store(path);
+  store.remember({"dev", "module", Tier::SpirV}, {RememberedOutcome::Kind::Trial, "", ""});
+  store.save();
+  EXPECT_FALSE(fs::exists(old_temp));
+  EXPECT_TRUE(fs::exists(new_temp));
+  EXPECT_TRUE(fs::exists(other));  // not the store's
+  EXPECT_EQ(Store(path).outcome_count(), 1u);
 }
 
 // A family's own entries (FamilyDescription::shipped_tuning) answer where

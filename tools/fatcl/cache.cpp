@@ -1,5 +1,6 @@
 // fatcl cache: the persistent program-binary cache (fatcl::ProgramCache):
-// stats, clear, and warm (build every fitting variant, in each tier, of the bundled
+// stats, clear, verify (every entry and the store read and checked, e.g.
+// after a crash or a full disk), and warm (build every fitting variant, in each tier, of the bundled
 // families for every device, e.g. at install time, so that no product start
 // compiles).
 #include "fatcl/cache.hpp"
@@ -8,9 +9,61 @@
 #include <nlohmann/json.hpp>
 
 #include "fatcl/matmul.hpp"
+#include "fatcl/store.hpp"
 #include "verbs.hpp"
 
 namespace fatcl::tool {
+
+namespace {
+
+// Every entry read and checked, and the store (FATCL_TUNING's, else the
+// user's) parsed: exit status 1 if an entry is damaged or the store cannot
+// be used. Temporary files a killed writer left are listed, not faults.
+int verify(const ProgramCache& cache, bool json) {
+  const ProgramCache::Check c = cache.verify();
+  const std::filesystem::path store_path = Store::user_path();
+  std::string store_problem;
+  std::size_t tuning = 0, outcomes = 0;
+  if (!store_path.empty()) {
+    const Store store(store_path);
+    store_problem = store.why_not_used();
+    tuning = store.tuning().size();
+    outcomes = store.outcome_count();
+  }
+  const bool ok = c.damaged.empty() && store_problem.empty();
+  if (json) {
+    std::puts(nlohmann::json({{"folder", cache.dir().string()},
+                              {"whole", c.whole},
+                              {"damaged", c.damaged},
+                              {"temporary", c.temporary},
+                              {"store", store_path.string()},
+                              {"store_problem", store_problem},
+                              {"tuning_entries", tuning},
+                              {"outcomes", outcomes},
+                              {"ok", ok}})
+                  .dump(2)
+                  .c_str());
+    return ok ? 0 : 1;
+  }
+  std::printf("program cache %s: %zu entries whole, %zu damaged, %zu temporary files\n",
+              cache.dir().c_str(), c.whole, c.damaged.size(), c.temporary.size());
+  for (const std::string& d : c.damaged) std::printf("  damaged: %s\n", d.c_str());
+  for (const std::string& t : c.temporary) std::printf("  temporary: %s\n", t.c_str());
+  std::error_code ec;
+  if (store_path.empty()) {
+    std::puts("store: in memory (FATCL_TUNING=off)");
+  } else if (!std::filesystem::exists(store_path, ec)) {
+    std::printf("store %s: none yet\n", store_path.c_str());
+  } else if (!store_problem.empty()) {
+    std::printf("store %s: cannot be used: %s\n", store_path.c_str(), store_problem.c_str());
+  } else {
+    std::printf("store %s: readable, %zu tuning entries, %zu remembered outcomes\n",
+                store_path.c_str(), tuning, outcomes);
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
 
 // The options, then the run: stats, clear, or warm (warm_matmul_programs on
 // each device), each reported as text or one JSON document.
@@ -27,9 +80,9 @@ VerbRun add_cache(CLI::App& app) {
       "FATCL_CACHE=0 turns it off): stats, clear, or warm (build every fitting variant, in every "
       "tier the device takes, of the "
       "bundled families on every device)");
-  cmd->add_option("action", o->action, "stats, clear or warm")
+  cmd->add_option("action", o->action, "stats, clear, verify or warm")
       ->required()
-      ->check(CLI::IsMember({"stats", "clear", "warm"}));
+      ->check(CLI::IsMember({"stats", "clear", "verify", "warm"}));
   cmd->add_option(
       "--family", o->families,
       "warm: only this family (" + matmul_kernel_names() + "); repeat for more (default: all)");
@@ -51,27 +104,40 @@ VerbRun add_cache(CLI::App& app) {
     }
     if (o->action == "clear") {
       report["removed"] = cache->clear();
+    } else if (o->action == "verify") {
+      return verify(*cache, o->json);
     } else if (o->action == "warm") {
       report["devices"] = nlohmann::json::array();
+      std::string not_kept;  // the first build the cache could not keep
       for (const PlatformDevices& p : list_platforms()) {
         for (const cl::Device& device : p.devices) {
           const DeviceCaps caps = DeviceCaps::query(device);
           const cl::Context context = context_for(device);
           const MatmulWarmth w = warm_matmul_programs(context, device, cache, o->families);
-          nlohmann::json failed = nlohmann::json::array();
-          for (const Step& f : w.failed) {
-            failed.push_back({{"variant", f.variant},
-                              {"tier", f.tier ? to_string(*f.tier) : ""},
-                              {"reason", f.reason.substr(0, 300)}});
-          }
+          auto steps = [](const std::vector<Step>& list) {
+            nlohmann::json out = nlohmann::json::array();
+            for (const Step& f : list) {
+              out.push_back({{"variant", f.variant},
+                             {"tier", f.tier ? to_string(*f.tier) : ""},
+                             {"reason", f.reason.substr(0, 300)}});
+            }
+            return out;
+          };
           const std::size_t built = w.built, cached = w.already_cached;
-          std::fprintf(stderr, "%s: %zu built, %zu already cached, %zu failed\n",
-                       caps.device_name.c_str(), built, cached, failed.size());
+          std::fprintf(stderr, "%s: %zu built, %zu already cached, %zu failed, %zu not kept\n",
+                       caps.device_name.c_str(), built, cached, w.failed.size(),
+                       w.not_kept.size());
           report["devices"].push_back({{"device", caps.summary()},
                                        {"built", built},
                                        {"already_cached", cached},
-                                       {"failed", failed}});
+                                       {"failed", steps(w.failed)},
+                                       {"not_kept", steps(w.not_kept)}});
+          if (not_kept.empty() && !w.not_kept.empty()) not_kept = w.not_kept.front().reason;
         }
+      }
+      // Warming is for the cache: a build it could not keep fails the verb.
+      if (!not_kept.empty()) {
+        throw Error("the program cache could not keep what was built (" + not_kept + ")");
       }
     }
     const ProgramCache::Stats s = cache->stats();

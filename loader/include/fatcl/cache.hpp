@@ -8,7 +8,8 @@
 // which options, the tier, the fatcl version). A file holds a magic word, its
 // key, the binary's length and an FNV-1a checksum of it; it is written to a
 // temporary file and renamed into place, so concurrent writers leave one
-// whole entry. An entry that is truncated, corrupt or of another key is
+// whole entry (a writer killed before its rename leaves a temporary file,
+// which the next writer removes once it is an hour old). An entry that is truncated, corrupt or of another key is
 // removed with the reason and never handed to the driver. The folder is
 // capped in size, least recently used entries going first. A folder that
 // cannot be written leaves the cache read-only or off, with the reason.
@@ -23,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "fatcl/opencl.hpp"
 
@@ -64,6 +66,15 @@ class ProgramCache {
   Stats stats() const;
   // Removes every entry; returns how many.
   std::size_t clear() const;
+  // What reading every entry found (verify()).
+  struct Check {
+    std::size_t whole = 0;
+    std::vector<std::string> damaged;    // "FILE: why"
+    std::vector<std::string> temporary;  // files a writer left, e.g. killed mid-write
+  };
+  // Reads every entry and checks its header, key, file name, size and
+  // checksum, as get() would; changes nothing.
+  Check verify() const;
 
   // The file an entry of `key` lives in.
   std::filesystem::path path_of(const std::string& key) const;

@@ -103,6 +103,9 @@ struct LoadedKernel {
   std::size_t kernel_work_group_size = 0;  // CL_KERNEL_WORK_GROUP_SIZE as reported
   std::size_t kernel_local_mem_bytes = 0;  // CL_KERNEL_LOCAL_MEM_SIZE
   bool settled_by_trial = false;           // the reported work-group size was too small
+  // Why a program built now was not kept in the program cache (a full disk,
+  // a folder that cannot be written); "" when kept, or not built now.
+  std::string not_cached;
   // The tuning entry that ranked the chain (the store's or the family's
   // shipped one); none: the family's own ranking decided.
   std::optional<TuningEntry> tuning_entry;

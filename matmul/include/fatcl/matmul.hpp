@@ -248,9 +248,10 @@ class Matmul {
 // families to warm by to_string(MatmulKernel) (a product that calls only
 // some of them); empty: all. An unknown name is an Error that lists them.
 struct MatmulWarmth {
-  std::size_t built = 0;           // built now, and cached
+  std::size_t built = 0;           // built now, and kept in the cache
   std::size_t already_cached = 0;  // from the cache, or a program with the same bytes
   std::vector<Step> failed;        // each (variant, tier) that did not load, and why
+  std::vector<Step> not_kept;      // built, but the cache could not keep it, and why
 };
 MatmulWarmth warm_matmul_programs(const cl::Context& context, const cl::Device& device,
                                   const std::shared_ptr<ProgramCache>& cache,
