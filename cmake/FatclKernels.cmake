@@ -14,6 +14,10 @@
 #     [NAMESPACE <ns>]          of the accessor; default fatcl_kernels
 #     [COMMITTED <dir>]         committed copy of the bundle (see below)
 #     [CLANG_FLAGS <flag>...]   extra clang flags (experiments)
+#     [BARRIER_CHECK refuse|warn|off]  a barrier only some work-items of a
+#                               group may reach (under control flow that depends
+#                               on the work-item): fails the build (refuse, the
+#                               default), warns, or is not looked for
 #     [NO_SOURCE])              embed no OpenCL C: the product runs only where a
 #                               precompiled tier loads, and says so where none does
 #
@@ -71,7 +75,7 @@ function(fatcl_add_kernel_variants)
   set(param_args "")
   set(current "")
   set(keywords TARGET SOURCE FAMILY KERNEL INCLUDE_DIRS NAMESPACE COMMITTED CLANG_FLAGS CONSTRAINT
-               POINT NO_SOURCE)
+               POINT NO_SOURCE BARRIER_CHECK)
   macro(_fatcl_end_param)
     if(current MATCHES "^--param=.*=$")
       message(FATAL_ERROR "fatcl_add_kernel_variants: PARAM ${current} has no values")
@@ -98,7 +102,7 @@ function(fatcl_add_kernel_variants)
     endif()
   endforeach()
   _fatcl_end_param()
-  cmake_parse_arguments(F "NO_SOURCE" "TARGET;SOURCE;FAMILY;KERNEL;NAMESPACE;COMMITTED"
+  cmake_parse_arguments(F "NO_SOURCE" "TARGET;SOURCE;FAMILY;KERNEL;NAMESPACE;COMMITTED;BARRIER_CHECK"
                         "INCLUDE_DIRS;CLANG_FLAGS;CONSTRAINT;POINT" ${rest})
   if(F_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "fatcl_add_kernel_variants: unexpected arguments: ${F_UNPARSED_ARGUMENTS}")
@@ -182,6 +186,13 @@ function(fatcl_add_kernel_variants)
   list(APPEND args ${param_args})
   if(F_NO_SOURCE)
     list(APPEND args --no-source)
+  endif()
+  if(F_BARRIER_CHECK)
+    if(NOT F_BARRIER_CHECK MATCHES "^(refuse|warn|off)$")
+      message(FATAL_ERROR "fatcl_add_kernel_variants: BARRIER_CHECK is refuse, warn or off, not "
+                          "${F_BARRIER_CHECK}")
+    endif()
+    list(APPEND args --barrier-check ${F_BARRIER_CHECK})
   endif()
   foreach(c IN LISTS F_CONSTRAINT)
     list(APPEND args "--constraint=${c}")

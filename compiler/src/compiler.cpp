@@ -245,6 +245,17 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
       throw Error("the module has no kernel \"" + request.kernel + "\" (it has: " + have + ")");
     }
     validate_module(out.spirv, info.target_env);
+    if (request.barrier_check != BarrierCheck::Off) {
+      for (const std::string& found : divergent_barriers(out.spirv)) {
+        const std::string said =
+            found + " (OpenCL requires every work-item of a group to reach each barrier)";
+        if (request.barrier_check == BarrierCheck::Refuse) {
+          throw Error(said + "; BARRIER_CHECK warn (fatcl-compile --barrier-check warn) builds "
+                             "it anyway");
+        }
+        out.warnings.push_back(said);
+      }
+    }
 
     describe_compile(toolchain, request, source, out.manifest);
     Variant v;
@@ -530,6 +541,9 @@ CompiledFamily compile_family(const Toolchain& toolchain, const FamilyRequest& r
   input.embed_source = request.embed_source;
   input.source = self_contained_source(base.source, base.include_dirs, &out.inputs);
   for (std::optional<CompiledVariant>& v : compiled) {
+    for (const std::string& w : v->warnings) {
+      out.warnings.push_back("variant " + v->manifest.variants.front().name + ": " + w);
+    }
     input.variants.push_back(std::move(*v));
   }
   out.manifest = write_bundle(input, out_dir);

@@ -43,6 +43,7 @@ std::string triple(const std::array<std::size_t, 3>& v) {
 class Validator {
  public:
   ValidationReport report;
+  BarrierCheck barriers = BarrierCheck::Refuse;
 
   void path(const fs::path& p) {
     std::error_code ec;
@@ -188,8 +189,27 @@ class Validator {
     } catch (const Error& e) {
       return problem(file, "", "spirv-val", e.what());
     }
+    const std::size_t before = report.problems.size();
+    barrier_check(file, "", *words);
+    if (report.problems.size() != before) return;
     seen_.insert(fs::weakly_canonical(file, ec).string());
     report.valid.push_back({file.string(), "", info.target_env, info.version});
+  }
+
+  // A barrier only some work-items may reach: a problem, or a warning.
+  void barrier_check(const fs::path& file, const std::string& variant,
+                     const std::vector<std::uint32_t>& words) {
+    if (barriers == BarrierCheck::Off) return;
+    try {
+      for (const std::string& found : divergent_barriers(words)) {
+        const ValidationProblem p{file.string(), variant, "barrier",
+                                  found + " (OpenCL requires every work-item of a group to "
+                                          "reach each barrier)"};
+        (barriers == BarrierCheck::Refuse ? report.problems : report.warnings).push_back(p);
+      }
+    } catch (const Error& e) {
+      problem(file, variant, "barrier", e.what());
+    }
   }
 
   // The bytes as SPIR-V words, or nullopt with a problem recorded.
@@ -267,6 +287,7 @@ class Validator {
     differs("local_mem_bytes", std::to_string(info.local_mem_bytes),
             std::to_string(v.local_mem_bytes));
     differs("capabilities", list(info.capabilities), list(v.capabilities));
+    barrier_check(file, v.name, *words);
     if (report.problems.size() == before) {
       report.valid.push_back({file.string(), v.name, v.target_env, info.version});
     }
@@ -275,8 +296,9 @@ class Validator {
 
 }  // namespace
 
-ValidationReport validate_paths(const std::vector<fs::path>& paths) {
+ValidationReport validate_paths(const std::vector<fs::path>& paths, BarrierCheck barriers) {
   Validator validator;
+  validator.barriers = barriers;
   for (const fs::path& p : paths) {
     try {
       validator.path(p);
@@ -303,6 +325,10 @@ std::string ValidationReport::to_text() const {
     out += (p.file.empty() ? std::string("fatcl validate") : p.file) + ": " +
            (p.variant.empty() ? "" : "variant " + p.variant + ": ") + p.message + "\n";
   }
+  for (const ValidationProblem& p : warnings) {
+    out += "warning: " + p.file + ": " + (p.variant.empty() ? "" : "variant " + p.variant + ": ") +
+           p.message + "\n";
+  }
   return out;
 }
 
@@ -317,6 +343,11 @@ std::string ValidationReport::to_json() const {
   }
   for (const ValidationProblem& p : problems) {
     j["problems"].push_back(
+        {{"file", p.file}, {"variant", p.variant}, {"check", p.check}, {"message", p.message}});
+  }
+  j["warnings"] = nlohmann::json::array();
+  for (const ValidationProblem& p : warnings) {
+    j["warnings"].push_back(
         {{"file", p.file}, {"variant", p.variant}, {"check", p.check}, {"message", p.message}});
   }
   // Replace invalid UTF-8 (a foreign file's name) instead of throwing.

@@ -96,6 +96,11 @@ int main(int argc, char** argv) {
   bool no_source = false;
   family->add_flag("--no-source", no_source,
                    "embed no OpenCL C: the product runs only where a precompiled tier loads");
+  std::string barrier_check = "refuse";
+  family->add_option("--barrier-check", barrier_check,
+                     "a barrier only some work-items of a group may reach: refuse (default), "
+                     "warn or off")
+      ->check(CLI::IsMember({"refuse", "warn", "off"}));
   family->add_option("--out-dir", out_dir, "writes the bundle here")->required();
   family->add_option("--depfile", depfile, "writes a Makefile depfile for the bundle's manifest");
 
@@ -106,6 +111,11 @@ int main(int argc, char** argv) {
   validate->add_option("paths", paths, "bundle folders, manifest.json files or SPIR-V modules")
       ->required();
   validate->add_flag("--json", json, "print the report as JSON");
+  std::string validate_barriers = "refuse";
+  validate->add_option("--barrier-check", validate_barriers,
+                       "a barrier only some work-items may reach: a problem (refuse, the "
+                       "default), a warning (warn) or not looked for (off)")
+      ->check(CLI::IsMember({"refuse", "warn", "off"}));
 
   CLI11_PARSE(app, argc, argv);
 
@@ -114,7 +124,12 @@ int main(int argc, char** argv) {
       for (const std::string& p : params) request.grid.params.push_back(parse_param(p));
       for (const std::string& p : points) request.grid.points.push_back(fatcl::parse_point(p));
       request.embed_source = !no_source;
+      request.base.barrier_check = fatcl::parse_barrier_check(barrier_check);
       const fatcl::CompiledFamily f = fatcl::compile_family(toolchain, request, out_dir);
+      for (const std::string& w : f.warnings) {
+        std::fprintf(stderr, "fatcl-compile: warning: %s: %s\n", f.manifest.family.c_str(),
+                     w.c_str());
+      }
       if (!depfile.empty()) {
         std::string deps = escape_make(fs::absolute(out_dir / "manifest.json").string()) + ":";
         for (const fs::path& in : f.inputs) deps += " " + escape_make(fs::absolute(in).string());
@@ -126,7 +141,8 @@ int main(int argc, char** argv) {
       if (f.dropped) std::printf(" (%zu grid points removed by constraints)", f.dropped);
       std::printf("\n");
     } else if (*validate) {
-      const fatcl::ValidationReport report = fatcl::validate_paths(paths);
+      const fatcl::ValidationReport report =
+          fatcl::validate_paths(paths, fatcl::parse_barrier_check(validate_barriers));
       std::fputs((json ? report.to_json() : report.to_text()).c_str(), stdout);
       return report.ok() ? 0 : 1;
     }

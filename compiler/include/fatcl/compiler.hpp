@@ -53,6 +53,13 @@ struct Toolchain {
   std::map<std::string, std::string> versions() const;
 };
 
+// What to do with a barrier that only some work-items of a group may reach
+// (divergent_barriers): refuse the module (the default), build it with a
+// warning, or not look.
+enum class BarrierCheck { Refuse, Warn, Off };
+// "refuse", "warn" or "off"; throws fatcl::Error naming the three otherwise.
+BarrierCheck parse_barrier_check(const std::string& text);
+
 struct VariantRequest {
   std::string family;  // e.g. "matmul_tiled"
   std::string kernel;  // kernel function the module must contain
@@ -65,6 +72,7 @@ struct VariantRequest {
   std::string spirv_max_version = "1.0";
   // Toolchain::versions(), when already known (a family's variants share it).
   std::map<std::string, std::string> toolchain_versions;
+  BarrierCheck barrier_check = BarrierCheck::Refuse;
 };
 
 struct CompiledVariant {
@@ -72,6 +80,7 @@ struct CompiledVariant {
   std::vector<std::uint32_t> spirv;
   std::string ptx;                            // "" when the toolchain makes no PTX
   std::vector<std::filesystem::path> inputs;  // source and headers read
+  std::vector<std::string> warnings;          // e.g. a barrier found under BarrierCheck::Warn
 };
 
 // "matmul_tiled_TILE16" for family "matmul_tiled" and {{"TILE", 16}}.
@@ -145,6 +154,17 @@ std::string module_header_problem(const std::vector<std::uint32_t>& spirv);
 // variable's size cannot be worked out.
 ModuleInfo inspect_module(const std::vector<std::uint32_t>& spirv, const std::string& kernel);
 
+// Barriers that only some work-items of a group may reach: one in a block
+// that is control-dependent on a branch whose condition depends on the
+// work-item (get_local_id, get_global_id, values computed or stored from
+// them), or a call under such a branch of a function that reaches one.
+// OpenCL requires every work-item of a group to reach each barrier; a
+// kernel that breaks this hangs or miscomputes without a word from the
+// driver. Conservative (a value that might vary is taken to), so it can
+// name a barrier that is in fact reached by all. One line per finding,
+// sorted; empty if none. Throws fatcl::Error if the module does not parse.
+std::vector<std::string> divergent_barriers(const std::vector<std::uint32_t>& spirv);
+
 // Validates with SPIRV-Tools under `target_env` (a spirv-val --target-env
 // name, e.g. "opencl1.2"); an empty env means the one the module declares.
 // Throws fatcl::Error with the validator's messages.
@@ -180,6 +200,7 @@ struct CompiledFamily {
   Manifest manifest;
   std::vector<std::filesystem::path> inputs;  // source and headers read
   std::size_t dropped = 0;                    // grid points the constraints removed
+  std::vector<std::string> warnings;          // "variant <name>: ...", from each variant
 };
 CompiledFamily compile_family(const Toolchain& toolchain, const FamilyRequest& request,
                               const std::filesystem::path& out_dir);
@@ -208,13 +229,17 @@ struct ValidatedModule {
 struct ValidationReport {
   std::vector<ValidatedModule> valid;  // modules that passed every check
   std::vector<ValidationProblem> problems;
+  std::vector<ValidationProblem> warnings;  // found, but not failing (BarrierCheck::Warn)
   bool ok() const { return problems.empty(); }
   // One line per valid module ("ok: ...") and per problem ("<file>: ...").
   std::string to_text() const;
   // {"ok": bool, "valid": [...], "problems": [...]}, two-space indent.
   std::string to_json() const;
 };
-ValidationReport validate_paths(const std::vector<std::filesystem::path>& paths);
+// `barriers`: a barrier only some work-items may reach (divergent_barriers)
+// is a problem ("barrier"), a warning, or not looked for.
+ValidationReport validate_paths(const std::vector<std::filesystem::path>& paths,
+                                BarrierCheck barriers = BarrierCheck::Refuse);
 
 // Read files whole (writes go through core's atomic writer).
 std::vector<std::uint32_t> read_spirv(const std::filesystem::path& path);
