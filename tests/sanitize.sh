@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The second CI mode (.ci/run calls it after ./run.sh test): fatcl built with
 # clang-15 under AddressSanitizer + UndefinedBehaviorSanitizer (any report
-# fails), then the unit tests, the bad-input suite, the fault sweep, the runtime tests on
+# fails), then the unit tests, the bad-input suite, the fault sweeps, the runtime tests on
 # Debian's PoCL (the automatic choice and a few variants), the consumer
 # projects that take an installed fatcl (built with the same sanitizers, their
 # kernel family run on both PoCLs), and every fuzz target for
@@ -36,9 +36,13 @@ say "built; testing"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=1 ctest -j "$jobs" --output-on-failure -R '^unit\.|\.regressions$')
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -L bad_input)
-# Every OpenCL call of fatcl demo failed in turn (tests/faults): any ASan or
-# UBSan report in a run fails the sweep.
-(cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -L faults)
+# Every OpenCL call of fatcl demo and of three GEMM calls failed in turn, and
+# every file write of the demo, tune, cache warm and fatcl-compile
+# (tests/faults): any ASan or UBSan report in a run fails the sweep. (The
+# tune and cache warm OpenCL sweeps, the killed writers and the soak run in
+# ./run.sh test.)
+(cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure \
+   -R '^faults\.(demo-every-call|gemm-every-call|files-.*)$')
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure \
    -R '^pocl\.(auto|gemm|gemm-c|matmul_naive\.source|matmul_tiled_TILE16\.source|matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1\.source)$')
 # The consumers that install this build and link it: find_package (its own

@@ -187,8 +187,12 @@ std::optional<Failure> check_buffer(const Stored& s, cl_mem buffer, std::size_t 
   if (!buffer) return Failure{invalid, name + "'s buffer is null"};
   if (const cl_int err = clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, nullptr);
       err != CL_SUCCESS) {
-    return Failure{invalid, name + "'s buffer is not a valid OpenCL buffer (clGetMemObjectInfo: " +
-                                std::to_string(err) + ")"};
+    // Only CL_INVALID_MEM_OBJECT says the buffer is bad; any other status
+    // (the driver out of memory, the device lost) passes through.
+    return Failure{err == CL_INVALID_MEM_OBJECT ? invalid : static_cast<StatusCode>(err),
+                   name + "'s buffer: clGetMemObjectInfo(CL_MEM_SIZE) failed with " +
+                       cl_status_name(err) +
+                       (err == CL_INVALID_MEM_OBJECT ? " (not a valid OpenCL buffer)" : "")};
   }
   for (std::size_t i = 0; i < offsets.size(); ++i) {
     const std::optional<std::size_t> want = needed(offsets[i], ld, s.one, s.two);
@@ -473,12 +477,21 @@ StatusCode run(Request r) {
   cl_command_queue queue = *r.queue;
   cl_context context = nullptr;
   cl_device_id device = nullptr;
-  if (clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr) !=
-          CL_SUCCESS ||
-      clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) !=
-          CL_SUCCESS) {
-    g_message = "the command queue is not a valid OpenCL command queue";
-    return StatusCode::kInvalidCommandQueue;
+  for (const auto& [param, value, name] :
+       {std::tuple{cl_command_queue_info(CL_QUEUE_CONTEXT), static_cast<void*>(&context),
+                   "CL_QUEUE_CONTEXT"},
+        std::tuple{cl_command_queue_info(CL_QUEUE_DEVICE), static_cast<void*>(&device),
+                   "CL_QUEUE_DEVICE"}}) {
+    if (const cl_int err = clGetCommandQueueInfo(queue, param, sizeof(void*), value, nullptr);
+        err != CL_SUCCESS) {
+      // Only CL_INVALID_COMMAND_QUEUE says the queue is bad; any other
+      // status (want of memory, a lost device) passes through.
+      g_message = std::string("the command queue: clGetCommandQueueInfo(") + name +
+                  ") failed with " + cl_status_name(err) +
+                  (err == CL_INVALID_COMMAND_QUEUE ? " (not a valid OpenCL command queue)" : "");
+      return err == CL_INVALID_COMMAND_QUEUE ? StatusCode::kInvalidCommandQueue
+                                             : static_cast<StatusCode>(err);
+    }
   }
   DeviceFacts facts;
   {
@@ -543,9 +556,12 @@ StatusCode run(Request r) {
   }
   if (r.temp && packed_bytes > 0) {
     std::size_t size = 0;
-    if (clGetMemObjectInfo(r.temp, CL_MEM_SIZE, sizeof size, &size, nullptr) != CL_SUCCESS) {
-      g_message = "the temporary buffer is not a valid OpenCL buffer";
-      return StatusCode::kInvalidMemObject;
+    if (const cl_int err = clGetMemObjectInfo(r.temp, CL_MEM_SIZE, sizeof size, &size, nullptr);
+        err != CL_SUCCESS) {
+      g_message = "the temporary buffer: clGetMemObjectInfo(CL_MEM_SIZE) failed with " +
+                  cl_status_name(err);
+      return err == CL_INVALID_MEM_OBJECT ? StatusCode::kInvalidMemObject
+                                          : static_cast<StatusCode>(err);
     }
     if (size < packed_bytes) {
       g_message = "the temporary buffer holds " + std::to_string(size) +

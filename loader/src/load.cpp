@@ -684,7 +684,8 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
     if (!caps.is_nvidia()) why += ", which only NVIDIA's OpenCL takes";
     why += ")";
   }
-  throw Error(why + ":\n" + explanation.to_string(Explanation::Detail::EveryStep));
+  const std::string said = why + ":\n" + explanation.to_string(Explanation::Detail::EveryStep);
+  throw LoadFailure(said, std::move(explanation));
 }
 
 void forget_trials() { Store::user()->forget_outcomes(); }

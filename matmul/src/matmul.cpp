@@ -522,6 +522,17 @@ MatmulWarmth warm_matmul_programs(const cl::Context& context, const cl::Device& 
         } else {
           ++(loaded.origin == ProgramOrigin::Built ? w.built : w.already_cached);
         }
+      } catch (const LoadFailure& e) {
+        // The step that failed says why; the rest of the explanation is
+        // the variants and tiers this load excluded.
+        std::string why = e.what();
+        for (const Step& s : e.explanation().steps) {
+          if (s.outcome == Step::Outcome::Failed) {
+            why = s.reason;
+            break;
+          }
+        }
+        w.failed.push_back({c.variant->name, c.tier, Step::Outcome::Failed, why});
       } catch (const Error& e) {
         w.failed.push_back({c.variant->name, c.tier, Step::Outcome::Failed, e.what()});
       }

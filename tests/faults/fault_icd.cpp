@@ -19,8 +19,9 @@
 //                        null and sets its errcode_ret
 //   lose:N[:ERROR]       from the Nth call of any function on, every call
 //                        fails so (CL_DEVICE_NOT_AVAILABLE unless named);
-//                        releases still reach the driver, so that the
-//                        process can clean up
+//                        retains and releases still reach the driver (they
+//                        count references on the host, and fail only for an
+//                        invalid object), so that the process can clean up
 //   odd:FUNC:PARAM:KIND  every successful info query of FUNC (clGetDeviceInfo,
 //                        clGetPlatformInfo, clGetKernelWorkGroupInfo, ...) for
 //                        PARAM (a name such as CL_DEVICE_LOCAL_MEM_SIZE, or a
@@ -240,7 +241,10 @@ Verdict count(const char* name, long long param) {
   }
   const bool exempt = std::strncmp(name, "clGetExtensionFunctionAddress", 29) == 0 ||
                       std::strcmp(name, "clSVMFree") == 0;
-  const bool release = std::strncmp(name, "clRelease", 9) == 0;
+  // A lost device fails every call but those that count references on the
+  // host: drivers fail a retain or a release only for an invalid object.
+  const bool release =
+      std::strncmp(name, "clRelease", 9) == 0 || std::strncmp(name, "clRetain", 8) == 0;
   Verdict v;
   for (const Rule& r : s.rules) {
     if (exempt) break;

@@ -6,6 +6,8 @@
 // results, errors), and exits 1 if there was one.
 //
 // Usage: fatcl_soak SECONDS THREADS
+//        fatcl_soak --calls N SEED   one thread, N calls in an order SEED fixes
+//                                    (the fault sweeps: the same calls each run)
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -37,6 +39,21 @@ struct Tally {
   }
 };
 
+// The buffers made with their status checked, and the result read back.
+template <typename T>
+cl::Buffer buffer(const cl::Context& context, cl_mem_flags flags, std::vector<T>& data) {
+  cl_int err = CL_SUCCESS;
+  cl::Buffer b(context, flags | CL_MEM_COPY_HOST_PTR, data.size() * sizeof(T), data.data(), &err);
+  fatcl::check_cl(err, "clCreateBuffer");
+  return b;
+}
+
+template <typename T>
+void read(const cl::CommandQueue& queue, const cl::Buffer& from, std::vector<T>& to) {
+  const cl_int err = queue.enqueueReadBuffer(from, CL_TRUE, 0, to.size() * sizeof(T), to.data());
+  fatcl::check_cl(err, "clEnqueueReadBuffer");
+}
+
 std::size_t dim(std::mt19937& rng) {
   // Mostly small (tile edges everywhere), now and then a few hundred.
   return rng() % 10 == 0 ? 1 + rng() % 400 : 1 + rng() % 96;
@@ -54,11 +71,11 @@ void matmul_call(fatcl::Matmul& matmul, const cl::Context& context, const cl::Co
   std::vector<float> a(m * k), b(k * n), c(m * n, std::numeric_limits<float>::quiet_NaN());
   for (float& x : a) x = value(rng);
   for (float& x : b) x = value(rng);
-  cl::Buffer da(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data());
-  cl::Buffer db(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data());
-  cl::Buffer dc(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, c.size() * 4, c.data());
+  const cl::Buffer da = buffer(context, CL_MEM_READ_ONLY, a);
+  const cl::Buffer db = buffer(context, CL_MEM_READ_ONLY, b);
+  const cl::Buffer dc = buffer(context, CL_MEM_READ_WRITE, c);
   matmul.enqueue(queue, da, db, dc, m, n, k);
-  queue.enqueueReadBuffer(dc, CL_TRUE, 0, c.size() * 4, c.data());
+  read(queue, dc, c);
   ++tally.matmul;
   for (std::size_t i = 0; i < m; ++i) {
     for (std::size_t j = 0; j < n; ++j) {
@@ -113,9 +130,9 @@ void gemm_call(const cl::Context& context, cl::CommandQueue& queue, std::mt19937
     for (T& x : c) x = std::numeric_limits<T>::quiet_NaN();
   }
   const std::vector<T> c0 = c;
-  cl::Buffer da(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * sizeof(T), a.data());
-  cl::Buffer db(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * sizeof(T), b.data());
-  cl::Buffer dc(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, c.size() * sizeof(T), c.data());
+  const cl::Buffer da = buffer(context, CL_MEM_READ_ONLY, a);
+  const cl::Buffer db = buffer(context, CL_MEM_READ_ONLY, b);
+  const cl::Buffer dc = buffer(context, CL_MEM_READ_WRITE, c);
   cl_command_queue q = queue();
   const fatcl::StatusCode status =
       fatcl::Gemm<T>(layout, ta, tb, m, n, k, alpha, da(), a_off, a_ld, db(), b_off, b_ld, beta,
@@ -128,7 +145,7 @@ void gemm_call(const cl::Context& context, cl::CommandQueue& queue, std::mt19937
     tally.fail(what + ": " + fatcl::to_string(status) + ": " + fatcl::GemmMessage());
     return;
   }
-  queue.enqueueReadBuffer(dc, CL_TRUE, 0, c.size() * sizeof(T), c.data());
+  read(queue, dc, c);
   const double eps = std::numeric_limits<T>::epsilon();
   for (std::size_t i = 0; i < m; ++i) {
     for (std::size_t j = 0; j < n; ++j) {
@@ -171,33 +188,36 @@ void gemm_call(const cl::Context& context, cl::CommandQueue& queue, std::mt19937
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: %s SECONDS THREADS\n", argv[0]);
+  if (argc != 3 && !(argc == 4 && std::string(argv[1]) == "--calls")) {
+    std::fprintf(stderr, "usage: %s SECONDS THREADS | --calls N SEED\n", argv[0]);
     return 2;
   }
-  const double seconds = std::atof(argv[1]);
-  const int threads = std::atoi(argv[2]);
-  if (!(seconds > 0) || threads < 1) {
-    std::fprintf(stderr, "soak: SECONDS must be above 0 and THREADS at least 1\n");
+  const bool counted = argc == 4;
+  const double seconds = counted ? 1e9 : std::atof(argv[1]);
+  const int threads = counted ? 1 : std::atoi(argv[2]);
+  const long calls = counted ? std::atol(argv[2]) : -1;
+  const unsigned seed = counted ? unsigned(std::strtoul(argv[3], nullptr, 10)) : 0;
+  if (!(seconds > 0) || threads < 1 || (counted && calls < 1)) {
+    std::fprintf(stderr, "soak: SECONDS must be above 0, THREADS and N at least 1\n");
     return 2;
   }
   try {
     const cl::Device device = fatcl::pick_device("", 0);
     const fatcl::DeviceCaps caps = fatcl::DeviceCaps::query(device);
     const bool fp64 = device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_fp64") != std::string::npos;
-    const cl::Context context(device);
-    cl::CommandQueue shared(context, device);
+    const cl::Context context = fatcl::context_for(device);
+    const cl::CommandQueue shared = fatcl::queue_for(context, device);
     Tally tally;
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     std::vector<std::thread> pool;
     for (int t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
-        std::mt19937 rng(std::random_device{}() + unsigned(t));
-        // Odd threads share one queue, even ones have their own.
-        cl::CommandQueue queue = t % 2 ? shared : cl::CommandQueue(context, device);
-        fatcl::Matmul matmul(context, device);
-        while (std::chrono::steady_clock::now() < end) {
-          try {
+        std::mt19937 rng(counted ? seed : std::random_device{}() + unsigned(t));
+        try {
+          // Odd threads share one queue, even ones have their own.
+          cl::CommandQueue queue = t % 2 ? shared : fatcl::queue_for(context, device);
+          fatcl::Matmul matmul(context, device);
+          for (long done = 0; std::chrono::steady_clock::now() < end && done != calls; ++done) {
             const unsigned pick = rng() % (fp64 ? 3 : 2);
             if (pick == 0) {
               matmul_call(matmul, context, queue, rng, tally);
@@ -206,18 +226,20 @@ int main(int argc, char** argv) {
             } else {
               gemm_call<double>(context, queue, rng, tally);
             }
-          } catch (const std::exception& e) {
-            tally.fail(std::string("error: ") + e.what());
           }
+        } catch (const std::exception& e) {
+          tally.fail(std::string("error: ") + e.what());
         }
       });
     }
     for (std::thread& t : pool) t.join();
-    std::printf("soak: %s, %d threads, %.0f s: %ld calls (Matmul %ld, Sgemm %ld, Dgemm %ld), %ld "
-                "failures\n",
-                caps.device_name.c_str(), threads, seconds,
-                tally.matmul + tally.sgemm + tally.dgemm, tally.matmul.load(), tally.sgemm.load(),
-                tally.dgemm.load(), tally.failures.load());
+    const std::string run = counted ? "seed " + std::to_string(seed)
+                                    : std::to_string(threads) + " threads, " +
+                                          std::to_string(int(seconds)) + " s";
+    std::printf("soak: %s, %s: %ld calls (Matmul %ld, Sgemm %ld, Dgemm %ld), %ld failures\n",
+                caps.device_name.c_str(), run.c_str(), tally.matmul + tally.sgemm + tally.dgemm,
+                tally.matmul.load(), tally.sgemm.load(), tally.dgemm.load(),
+                tally.failures.load());
     for (const std::string& f : tally.first) std::printf("  failure: %s\n", f.c_str());
     return tally.failures == 0 ? 0 : 1;
   } catch (const std::exception& e) {

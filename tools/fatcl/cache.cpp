@@ -16,6 +16,10 @@ namespace fatcl::tool {
 
 namespace {
 
+std::string first_line(const std::string& text) {
+  return text.substr(0, std::min<std::size_t>(text.find('\n'), 300));
+}
+
 // Every entry read and checked, and the store (FATCL_TUNING's, else the
 // user's) parsed: exit status 1 if an entry is damaged or the store cannot
 // be used. Temporary files a killed writer left are listed, not faults.
@@ -102,6 +106,7 @@ VerbRun add_cache(CLI::App& app) {
       }
       return o->action == "stats" ? 0 : 1;
     }
+    std::string failure;  // why warm did not fill the cache
     if (o->action == "clear") {
       report["removed"] = cache->clear();
     } else if (o->action == "verify") {
@@ -109,6 +114,7 @@ VerbRun add_cache(CLI::App& app) {
     } else if (o->action == "warm") {
       report["devices"] = nlohmann::json::array();
       std::string not_kept;  // the first build the cache could not keep
+      std::size_t failed = 0;
       for (const PlatformDevices& p : list_platforms()) {
         for (const cl::Device& device : p.devices) {
           const DeviceCaps caps = DeviceCaps::query(device);
@@ -132,12 +138,21 @@ VerbRun add_cache(CLI::App& app) {
                                        {"already_cached", cached},
                                        {"failed", steps(w.failed)},
                                        {"not_kept", steps(w.not_kept)}});
+          for (const Step& f : w.failed) {
+            std::fprintf(stderr, "  %s [%s] failed: %s\n", f.variant.c_str(),
+                         f.tier ? to_string(*f.tier) : "", first_line(f.reason).c_str());
+          }
+          failed += w.failed.size();
           if (not_kept.empty() && !w.not_kept.empty()) not_kept = w.not_kept.front().reason;
         }
       }
-      // Warming is for the cache: a build it could not keep fails the verb.
+      // Warming is for the cache: a build that failed, or that it could not
+      // keep, fails the verb (a start would build it again).
       if (!not_kept.empty()) {
-        throw Error("the program cache could not keep what was built (" + not_kept + ")");
+        failure = "the program cache could not keep what was built (" + not_kept + ")";
+      } else if (failed) {
+        failure = std::to_string(failed) + " build" + (failed == 1 ? "" : "s") +
+                  " failed (listed above); a start that needs one will build it again";
       }
     }
     const ProgramCache::Stats s = cache->stats();
@@ -152,6 +167,10 @@ VerbRun add_cache(CLI::App& app) {
           report.contains("removed")
               ? (", " + std::to_string(report["removed"].get<std::size_t>()) + " removed").c_str()
               : "");
+    }
+    if (!failure.empty()) {
+      std::fprintf(stderr, "fatcl cache warm: %s\n", failure.c_str());
+      return 1;
     }
     return 0;
   };

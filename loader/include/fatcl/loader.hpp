@@ -112,6 +112,19 @@ struct LoadedKernel {
   Explanation explanation;
 };
 
+// What load() throws when nothing in the chain loads: the message (the
+// explanation in words), and the explanation itself, each step's outcome
+// and reason, for a caller that acts on them.
+class LoadFailure : public Error {
+ public:
+  LoadFailure(const std::string& message, Explanation explanation)
+      : Error(message), explanation_(std::move(explanation)) {}
+  const Explanation& explanation() const { return explanation_; }
+
+ private:
+  Explanation explanation_;
+};
+
 // Walks the plan's chain: SPIR-V -> PTX -> source -> next variant, in the order of
 // a tuning entry for this device, driver and problem where the store has one
 // (Store::find_tuning), else the family's ranking. Checks after each build
@@ -119,7 +132,7 @@ struct LoadedKernel {
 // latter is settled by the trial launch (options.trial, else the family's),
 // without one by the known-quirk table. Trial verdicts and failed builds are
 // remembered in the store per device, driver and build (module hash, or
-// source hash and options) and not repeated. Throws fatcl::Error carrying the
+// source hash and options) and not repeated. Throws LoadFailure (a fatcl::Error) carrying the
 // whole explanation if nothing in the chain loads.
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
                   const LoadOptions& options = {});
