@@ -404,24 +404,37 @@ TEST(BadModule, AModuleOfAnotherKernelIsRefusedByTheDriverWithItsStatus) {
   expect_message("module", message, takes_spirv() ? "CL_" : "left out on purpose (NO_SOURCE)");
 }
 
+// The bundled tiled family's manifest and modules (no PTX), copied to be
+// damaged, embedded with a source of the caller's.
+struct TiledCopy {
+  const Family& tiled = matmul_family(MatmulKernel::Tiled);
+  Manifest m = tiled.manifest();
+  std::vector<EmbeddedModule> modules;
+  std::string json;
+  TiledCopy() {
+    for (Variant& v : m.variants) {
+      v.ptx.reset();
+      const std::string_view bytes = tiled.spirv(v.name);
+      modules.push_back({v.name.c_str(), reinterpret_cast<const unsigned char*>(bytes.data()),
+                         bytes.size()});
+    }
+  }
+  EmbeddedFamily embedded(std::string_view source) {
+    json = m.dump();
+    return {json.c_str(), json.size(), source.data(), source.size(), modules.data(),
+            modules.size()};
+  }
+};
+
 // Every embedded module is checked at the family's first use, whatever tier
 // the device takes: a truncated module is named where the source is built.
 TEST(BadModule, ADamagedModuleIsNamedWhereTheSourceIsBuilt) {
   REQUIRE_DEVICE();
-  const Family& tiled = matmul_family(MatmulKernel::Tiled);
-  Manifest m = tiled.manifest();
-  std::vector<EmbeddedModule> modules;
-  for (Variant& v : m.variants) {
-    v.ptx.reset();
-    const std::string_view bytes = tiled.spirv(v.name);
-    modules.push_back({v.name.c_str(), reinterpret_cast<const unsigned char*>(bytes.data()),
-                       bytes.size()});
-  }
+  TiledCopy copy;
+  Manifest& m = copy.m;
   m.variants[1].spirv_size -= 8;  // truncated by two words
-  modules[1].size -= 8;
-  const std::string json = m.dump();
-  const Family f({json.c_str(), json.size(), tiled.source().data(), tiled.source().size(),
-                  modules.data(), modules.size()});
+  copy.modules[1].size -= 8;
+  const Family f(copy.embedded(copy.tiled.source()));
   LoadOptions o;
   o.tier = Tier::Source;
   o.variant = m.variants[1].name;
@@ -440,22 +453,12 @@ TEST(BadModule, ADamagedModuleIsNamedWhereTheSourceIsBuilt) {
 // bytes built.
 TEST(BadModule, ADamagedSourceIsRefusedAndTheGenuineOneStillLoads) {
   REQUIRE_DEVICE();
-  const Family& tiled = matmul_family(MatmulKernel::Tiled);
-  Manifest m = tiled.manifest();
-  std::vector<EmbeddedModule> modules;
-  for (Variant& v : m.variants) {
-    v.ptx.reset();
-    const std::string_view bytes = tiled.spirv(v.name);
-    modules.push_back({v.name.c_str(), reinterpret_cast<const unsigned char*>(bytes.data()),
-                       bytes.size()});
-  }
-  const std::string json = m.dump();
-  std::string source(tiled.source());
+  TiledCopy copy;
+  Manifest& m = copy.m;
+  std::string source(copy.tiled.source());
   source.replace(source.find("__kernel"), 8, "__kernol");  // would not compile
-  const Family damaged({json.c_str(), json.size(), source.data(), source.size(), modules.data(),
-                        modules.size()});
-  const Family genuine({json.c_str(), json.size(), tiled.source().data(), tiled.source().size(),
-                        modules.data(), modules.size()});
+  const Family damaged(copy.embedded(source));
+  const Family genuine(copy.embedded(copy.tiled.source()));
   LoadOptions o;
   o.tier = Tier::Source;
   o.variant = "matmul_tiled_TILE8";

@@ -11,6 +11,7 @@
 #include "error_of.hpp"
 #include "fatcl/error.hpp"
 #include "temp_dir.hpp"
+#include "toolchain.hpp"
 
 namespace fs = std::filesystem;
 
@@ -18,16 +19,6 @@ namespace fatcl {
 namespace {
 
 const fs::path kSourceDir = FATCL_SOURCE_DIR;
-
-bool on_path(const std::string& tool) {
-  return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
-
-#define REQUIRE_TOOLCHAIN()                                                            \
-  if (!on_path("clang-15") || !on_path("llvm-spirv-15")) {                             \
-    GTEST_SKIP() << "clang-15 or llvm-spirv-15 not on PATH (apt-get install clang-15 " \
-                    "llvm-spirv-15)";                                                  \
-  }
 
 using test::TempDir;
 

@@ -9,21 +9,12 @@
 #include "error_of.hpp"
 #include "fatcl/compiler.hpp"
 #include "temp_dir.hpp"
+#include "toolchain.hpp"
 
 namespace fs = std::filesystem;
 
 namespace fatcl {
 namespace {
-
-bool on_path(const std::string& tool) {
-  return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
-
-#define REQUIRE_TOOLCHAIN()                                                            \
-  if (!on_path("clang-15") || !on_path("llvm-spirv-15")) {                             \
-    GTEST_SKIP() << "clang-15 or llvm-spirv-15 not on PATH (apt-get install clang-15 " \
-                    "llvm-spirv-15)";                                                  \
-  }
 
 // The kernel `k` with `body`, compiled without the check; what it finds.
 std::vector<std::string> findings(const std::string& body, const std::string& helpers = "") {

@@ -261,41 +261,34 @@ int mkostemp(char* path, int flags) {
   return next(path, flags);
 }
 
+// open, open64 and openat carry a mode (their variadic argument) where the
+// flags may create a file; such an open under the folder is counted.
 int open(const char* path, int flags, ...) {
   static auto next = real<int (*)(const char*, int, ...)>("open");
-  mode_t mode = 0;
-  if (creates(flags)) {
-    va_list args;
-    va_start(args, flags);
-    mode = static_cast<mode_t>(va_arg(args, int));
-    va_end(args);
-    if (under(absolute(path)) && should_fail(kCreate)) return -1;
-  }
+  va_list args;
+  va_start(args, flags);
+  const mode_t mode = creates(flags) ? static_cast<mode_t>(va_arg(args, int)) : 0;
+  va_end(args);
+  if (creates(flags) && under(absolute(path)) && should_fail(kCreate)) return -1;
   return next(path, flags, mode);
 }
 
 int open64(const char* path, int flags, ...) {
-  static auto next = real<int (*)(const char*, int, ...)>("open64");
-  mode_t mode = 0;
-  if (creates(flags)) {
-    va_list args;
-    va_start(args, flags);
-    mode = static_cast<mode_t>(va_arg(args, int));
-    va_end(args);
-    if (under(absolute(path)) && should_fail(kCreate)) return -1;
-  }
-  return next(path, flags, mode);
+  va_list args;
+  va_start(args, flags);
+  const mode_t mode = creates(flags) ? static_cast<mode_t>(va_arg(args, int)) : 0;
+  va_end(args);
+  return open(path, flags, mode);  // the same call on a 64-bit system
 }
 
 int openat(int dir, const char* path, int flags, ...) {
   static auto next = real<int (*)(int, const char*, int, ...)>("openat");
-  mode_t mode = 0;
-  if (creates(flags)) {
-    va_list args;
-    va_start(args, flags);
-    mode = static_cast<mode_t>(va_arg(args, int));
-    va_end(args);
-    if (dir == AT_FDCWD && under(absolute(path)) && should_fail(kCreate)) return -1;
+  va_list args;
+  va_start(args, flags);
+  const mode_t mode = creates(flags) ? static_cast<mode_t>(va_arg(args, int)) : 0;
+  va_end(args);
+  if (creates(flags) && dir == AT_FDCWD && under(absolute(path)) && should_fail(kCreate)) {
+    return -1;
   }
   return next(dir, path, flags, mode);
 }

@@ -10,8 +10,10 @@
 #     named).
 # Anything else (a signal, a sanitizer's report, an error that names
 # neither) is counted as unexplained and fails the sweep. Each run gets a
-# program cache and a store of its own, and a clean run over them afterwards
-# must succeed: a fault never leaves an entry that breaks the next start.
+# program cache and a store of its own; where FATCL_SWEEP_VERIFY names the
+# fatcl tool, its `cache verify` must find them whole afterwards, and a
+# clean run over them must succeed: a fault never leaves an entry that
+# breaks the next start.
 #
 # Usage: sweep.sh [--full] FAULT_ICD_LIBRARY LOG_DIR -- COMMAND [ARGS...]
 #   --full: every call index of every function (default: each function's
@@ -51,6 +53,12 @@ run() {
   status=$?
   out="$dir/out"
   after=0
+  verified=0
+  if [[ -n "${FATCL_SWEEP_VERIFY:-}" ]]; then
+    FATCL_CACHE_DIR="$dir/cache" FATCL_TUNING="$dir/store.json" \
+      "$FATCL_SWEEP_VERIFY" cache verify > "$dir/verify" 2>&1
+    verified=$?
+  fi
   # (a run that kept nothing leaves nothing to break the next start)
   if [[ -e "$dir/store.json" || -n "$(ls -A "$dir/cache")" ]]; then
     FATCL_CACHE_DIR="$dir/cache" FATCL_TUNING="$dir/store.json" OCL_ICD_VENDORS="$icd" \
@@ -66,7 +74,9 @@ verdict() {
   shift 2
   runs=$((runs + 1))
   local why=""
-  if [[ $after -ne 0 ]]; then
+  if [[ $verified -ne 0 ]]; then
+    why="cache verify after it failed: $(grep -m2 -E "damaged:|cannot be used" "$logs/$name/verify" | tr '\n' ' ')"
+  elif [[ $after -ne 0 ]]; then
     why="the clean run after it failed ($after): $(tail -n 2 "$logs/$name/after" | tr '\n' ' ')"
   elif grep -q "Sanitizer" "$out"; then
     why="a sanitizer reported: $(grep -m1 "Sanitizer" "$out")"

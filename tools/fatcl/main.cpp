@@ -13,6 +13,7 @@ const fatcl::tool::Verb kVerbs[] = {
     {"devices", fatcl::tool::add_devices},
     {"demo", fatcl::tool::add_demo},
     {"validate", fatcl::tool::add_validate},
+    {"inspect", fatcl::tool::add_inspect},
     {"bench", fatcl::tool::add_bench},
     {"tune", fatcl::tool::add_tune},
     {"cache", fatcl::tool::add_cache},

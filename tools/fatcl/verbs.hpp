@@ -27,6 +27,7 @@ struct Verb {
 VerbRun add_devices(CLI::App& app);   // devices.cpp
 VerbRun add_demo(CLI::App& app);      // demo.cpp
 VerbRun add_validate(CLI::App& app);  // validate.cpp
+VerbRun add_inspect(CLI::App& app);   // inspect.cpp
 VerbRun add_bench(CLI::App& app);     // bench.cpp
 VerbRun add_tune(CLI::App& app);      // tune.cpp
 VerbRun add_cache(CLI::App& app);     // cache.cpp

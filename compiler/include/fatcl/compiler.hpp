@@ -241,6 +241,46 @@ struct ValidationReport {
 ValidationReport validate_paths(const std::vector<std::filesystem::path>& paths,
                                 BarrierCheck barriers = BarrierCheck::Refuse);
 
+// What a bundle or a product binary holds (fatcl inspect), as cuobjdump
+// lists a CUDA fat binary. A path is a bundle folder, its manifest.json, or
+// a binary (a program or library) with families embedded: each manifest in
+// its bytes is found and parsed, and each module, PTX text and source found
+// by its SHA-256. Never throws for bad input: each problem is a line.
+struct InspectedTier {
+  std::string tier;     // "spirv", "ptx"
+  std::size_t bytes = 0;
+  std::string sha256;
+  std::string what;     // version, target, capabilities, ptxas's report
+  std::string problem;  // "" if present and matching its record
+};
+struct InspectedVariant {
+  std::string name;
+  std::vector<InspectedTier> tiers;  // as the manifest records them
+};
+struct InspectedFamily {
+  std::string origin;  // the bundle folder, or the binary and the manifest's offset
+  Manifest manifest;
+  std::vector<InspectedVariant> variants;  // in manifest order
+  std::size_t source_bytes = 0;
+  std::map<std::string, std::size_t> tier_bytes;  // "spirv", "ptx", "source" -> bytes
+  std::vector<std::string> problems;
+};
+struct InspectReport {
+  std::vector<InspectedFamily> families;
+  std::vector<std::string> problems;  // paths that could not be read as either
+  bool ok() const {
+    for (const InspectedFamily& f : families) {
+      if (!f.problems.empty()) return false;
+    }
+    return problems.empty();
+  }
+  // Per family: origin, toolchain, source, each variant with its tiers, the
+  // size per tier; a total over the families.
+  std::string to_text() const;
+  std::string to_json() const;  // {"ok", "families": [...], "problems"}
+};
+InspectReport inspect_paths(const std::vector<std::filesystem::path>& paths);
+
 // Read files whole (writes go through core's atomic writer).
 std::vector<std::uint32_t> read_spirv(const std::filesystem::path& path);
 std::string read_text(const std::filesystem::path& path);
