@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,11 +16,30 @@ namespace fatcl::detail {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+constexpr char kTemporarySuffix[] = ".XXXXXX";  // mkstemp's: six characters after a dot
+
+}  // namespace
+
+std::string atomic_target(std::string_view name) {
+  const std::size_t suffix = sizeof kTemporarySuffix - 1;
+  if (name.size() <= suffix || name[name.size() - suffix] != '.') return "";
+  return std::string(name.substr(0, name.size() - suffix));
+}
+
+bool stale_temporary(const fs::directory_entry& entry) {
+  std::error_code ec;
+  return !atomic_target(entry.path().filename().string()).empty() &&
+         entry.last_write_time(ec) < fs::file_time_type::clock::now() - std::chrono::hours(1) &&
+         !ec;
+}
+
 void write_file_atomic(const fs::path& path, std::string_view text) {
   std::error_code ec;
   if (!path.parent_path().empty()) fs::create_directories(path.parent_path(), ec);
   if (ec) throw Error("cannot create " + path.parent_path().string() + ": " + ec.message());
-  std::string tmp = path.string() + ".XXXXXX";
+  std::string tmp = path.string() + kTemporarySuffix;
   const int fd = mkstemp(tmp.data());
   if (fd < 0)
     throw Error("cannot create a temporary file beside " + path.string() + ": " +

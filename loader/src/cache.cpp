@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -197,10 +196,9 @@ bool folder_there(const fs::path& dir) {
   return true;
 }
 
-// A temporary file of write_file_atomic beside an entry: NAME.bin.XXXXXX.
+// A temporary file of write_file_atomic that was to become an entry.
 bool temporary_entry(const std::string& name) {
-  const std::size_t at = name.rfind(".bin.");
-  return at != std::string::npos && name.size() == at + 5 + 6;
+  return fs::path(detail::atomic_target(name)).extension() == ".bin";
 }
 
 }  // namespace
@@ -271,10 +269,9 @@ void ProgramCache::evict() const {
   std::error_code ec;
   std::vector<std::pair<fs::file_time_type, fs::path>> entries;
   std::uint64_t total = 0;
-  const fs::file_time_type stale = fs::file_time_type::clock::now() - std::chrono::hours(1);
   for (const fs::directory_entry& e : fs::directory_iterator(dir_, ec)) {
-    // A writer killed before its rename left this; no writer takes an hour.
-    if (temporary_entry(e.path().filename().string()) && e.last_write_time(ec) < stale) {
+    // A writer killed before its rename left this.
+    if (temporary_entry(e.path().filename().string()) && detail::stale_temporary(e)) {
       fs::remove(e.path(), ec);
       continue;
     }

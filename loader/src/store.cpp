@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -184,18 +183,14 @@ class FileLock {
   int fd_ = -1;
 };
 
-// Removes the temporary files of write_file_atomic beside `path`
-// (PATH.XXXXXX) that are an hour old: a writer killed before its rename
-// left them, and no writer takes an hour.
+// Removes the temporary files of write_file_atomic for `path` that a writer
+// killed before its rename left (detail::stale_temporary).
 void remove_stale_temporaries(const fs::path& path) {
   std::error_code ec;
-  const std::string prefix = path.filename().string() + ".";
-  const fs::file_time_type stale = fs::file_time_type::clock::now() - std::chrono::hours(1);
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0 &&
-        name.substr(prefix.size()) != "lock" && e.last_write_time(ec) < stale) {
+    if (detail::atomic_target(e.path().filename().string()) == path.filename() &&
+        detail::stale_temporary(e)) {
       fs::remove(e.path(), ec);
     }
   }
