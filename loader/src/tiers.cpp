@@ -54,7 +54,6 @@ class SpirVTier final : public TierStrategy {
                     const Family& family, const Variant& v, const std::string&, std::string* how,
                     std::string* failure) const override {
     const std::string_view il = family.spirv(v.name);
-    if (!(*failure = family.damage(v, Tier::SpirV)).empty()) return nullptr;
     cl_int err = CL_SUCCESS;
     cl_program raw = nullptr;
     if (caps.il_is_core()) {
@@ -107,7 +106,6 @@ class PtxTier final : public TierStrategy {
                     const Family& family, const Variant& v, const std::string&, std::string* how,
                     std::string* failure) const override {
     const std::string_view ptx = family.ptx(v.name);
-    if (!(*failure = family.damage(v, Tier::Ptx)).empty()) return nullptr;
     const unsigned char* bytes = reinterpret_cast<const unsigned char*>(ptx.data());
     const std::size_t size = ptx.size();
     cl_device_id dev = device();
@@ -151,9 +149,8 @@ class SourceTier final : public TierStrategy {
     return options;
   }
   cl_program create(const cl::Context& context, const cl::Device&, const DeviceCaps&,
-                    const Family& family, const Variant& v, const std::string& build_options,
+                    const Family& family, const Variant&, const std::string& build_options,
                     std::string* how, std::string* failure) const override {
-    if (!(*failure = family.damage(v, Tier::Source)).empty()) return nullptr;
     const std::string_view source = family.source();
     const char* text = source.data();
     const std::size_t length = source.size();

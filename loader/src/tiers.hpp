@@ -26,8 +26,9 @@ class TierStrategy {
   virtual std::string build_options(const Family& family, const Variant& variant,
                                     const DeviceCaps& caps) const;
   // The program, not yet built (with `build_options`, from build_options()
-  // above); null with *failure set when the bytes or the driver refuse it.
-  // *how says what was handed to the driver and through what.
+  // above); null with *failure set when the driver refuses it. *how says
+  // what was handed to the driver and through what. Only code that
+  // Family::damage passed gets here: ranked_plan() refuses the rest.
   virtual cl_program create(const cl::Context& context, const cl::Device& device,
                             const DeviceCaps& caps, const Family& family, const Variant& variant,
                             const std::string& build_options, std::string* how,
