@@ -484,13 +484,12 @@ StatusCode run(Request r) {
                    "CL_QUEUE_DEVICE"}}) {
     if (const cl_int err = clGetCommandQueueInfo(queue, param, sizeof(void*), value, nullptr);
         err != CL_SUCCESS) {
-      // Only CL_INVALID_COMMAND_QUEUE says the queue is bad; any other
-      // status (want of memory, a lost device) passes through.
+      // OpenCL's status passes through (CL_INVALID_COMMAND_QUEUE is
+      // kInvalidCommandQueue, want of memory or a lost device its own).
       g_message = std::string("the command queue: clGetCommandQueueInfo(") + name +
                   ") failed with " + cl_status_name(err) +
                   (err == CL_INVALID_COMMAND_QUEUE ? " (not a valid OpenCL command queue)" : "");
-      return err == CL_INVALID_COMMAND_QUEUE ? StatusCode::kInvalidCommandQueue
-                                             : static_cast<StatusCode>(err);
+      return static_cast<StatusCode>(err);
     }
   }
   DeviceFacts facts;
@@ -560,8 +559,7 @@ StatusCode run(Request r) {
         err != CL_SUCCESS) {
       g_message = "the temporary buffer: clGetMemObjectInfo(CL_MEM_SIZE) failed with " +
                   cl_status_name(err);
-      return err == CL_INVALID_MEM_OBJECT ? StatusCode::kInvalidMemObject
-                                          : static_cast<StatusCode>(err);
+      return static_cast<StatusCode>(err);  // CL_INVALID_MEM_OBJECT is kInvalidMemObject
     }
     if (size < packed_bytes) {
       g_message = "the temporary buffer holds " + std::to_string(size) +
