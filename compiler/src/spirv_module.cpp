@@ -13,6 +13,7 @@
 
 #include "fatcl/compiler.hpp"
 #include "fatcl/error.hpp"
+#include "spirv_parse.hpp"
 
 namespace fatcl {
 namespace {
@@ -239,6 +240,27 @@ std::vector<std::string> capability_names(const std::vector<std::uint32_t>& spir
 
 }  // namespace
 
+namespace detail {
+
+void parse_spirv(const std::vector<std::uint32_t>& spirv, void* user,
+                 spv_parsed_instruction_fn_t on_instruction) {
+  spv_context context = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
+  if (!context) throw Error("SPIRV-Tools: cannot create a context");
+  spv_diagnostic diagnostic = nullptr;
+  const spv_result_t result = spvBinaryParse(context, user, spirv.data(), spirv.size(), nullptr,
+                                             on_instruction, &diagnostic);
+  std::string parse_error;
+  if (result != SPV_SUCCESS) {
+    parse_error = diagnostic && diagnostic->error ? diagnostic->error : "unknown error";
+    if (diagnostic) parse_error += " (word " + std::to_string(diagnostic->position.index) + ")";
+  }
+  spvDiagnosticDestroy(diagnostic);
+  spvContextDestroy(context);
+  if (!parse_error.empty()) throw Error("SPIRV-Tools cannot parse the module: " + parse_error);
+}
+
+}  // namespace detail
+
 std::string module_header_problem(const std::vector<std::uint32_t>& spirv) {
   if (spirv.size() < 5) {
     return "too short for a SPIR-V header (" + std::to_string(spirv.size() * 4) + " bytes)";
@@ -262,19 +284,7 @@ ModuleInfo inspect_module(const std::vector<std::uint32_t>& spirv, const std::st
   walk.info.version =
       std::to_string((spirv[1] >> 16) & 0xffu) + "." + std::to_string((spirv[1] >> 8) & 0xffu);
 
-  spv_context context = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
-  if (!context) throw Error("SPIRV-Tools: cannot create a context");
-  spv_diagnostic diagnostic = nullptr;
-  const spv_result_t result = spvBinaryParse(context, &walk, spirv.data(), spirv.size(), nullptr,
-                                             on_instruction, &diagnostic);
-  std::string parse_error;
-  if (result != SPV_SUCCESS) {
-    parse_error = diagnostic && diagnostic->error ? diagnostic->error : "unknown error";
-    if (diagnostic) parse_error += " (word " + std::to_string(diagnostic->position.index) + ")";
-  }
-  spvDiagnosticDestroy(diagnostic);
-  spvContextDestroy(context);
-  if (!parse_error.empty()) throw Error("SPIRV-Tools cannot parse the module: " + parse_error);
+  detail::parse_spirv(spirv, &walk, on_instruction);
 
   walk.info.capabilities = capability_names(spirv);
   // A function imported is one the module calls without its body: no driver

@@ -20,6 +20,7 @@
 
 #include "fatcl/compiler.hpp"
 #include "fatcl/error.hpp"
+#include "spirv_parse.hpp"
 
 namespace fatcl {
 namespace {
@@ -166,11 +167,11 @@ bool pointer_step(spv::Op op) {
 
 // What a branch in block b would leave to some work-items only, were it to
 // vary: every block reachable from b's successors before they join at b's
-// immediate post-dominator, and for each such block the successors of b it
-// is reached from (a bit each; the join's own bit where b branches to it).
+// immediate post-dominator, each with the successors of b it is reached from
+// (a bit each); 0 for the blocks outside it.
 struct Region {
-  std::vector<std::size_t> blocks;
   std::vector<std::uint64_t> origin;  // per block of the function
+  bool holds(std::size_t block) const { return origin[block] != 0; }
 };
 
 std::vector<Region> regions(const Function& f) {
@@ -197,19 +198,18 @@ std::vector<Region> regions(const Function& f) {
       }
     }
   }
+  // How many blocks post-dominate each.
+  std::vector<std::size_t> count(n + 1);
+  for (std::size_t x = 0; x <= n; ++x) count[x] = std::count(pdom[x].begin(), pdom[x].end(), true);
   std::vector<Region> out(n);
   for (std::size_t b = 0; b < n; ++b) {
     out[b].origin.assign(n, 0);
     if (f.blocks[b].succ.size() < 2) continue;
     // The immediate post-dominator: the strict one the others all post-dominate.
-    const auto count = [&](std::size_t x) {
-      return std::count(pdom[x].begin(), pdom[x].end(), true);
-    };
     std::size_t join = exit;
     for (std::size_t p = 0; p < n; ++p) {
-      if (p != b && pdom[b][p] && count(p) == count(b) - 1) join = p;
+      if (p != b && pdom[b][p] && count[p] == count[b] - 1) join = p;
     }
-    std::vector<bool> seen(n, false);
     for (std::size_t k = 0; k < f.blocks[b].succ.size(); ++k) {
       const std::uint64_t bit = std::uint64_t(1) << std::min<std::size_t>(k, 63);
       std::vector<bool> here(n, false);
@@ -220,8 +220,6 @@ std::vector<Region> regions(const Function& f) {
         if (x == join || here[x]) continue;
         here[x] = true;
         out[b].origin[x] |= bit;
-        if (!seen[x]) out[b].blocks.push_back(x);
-        seen[x] = true;
         if (x == b) continue;  // around a loop: b's own successors again
         for (std::size_t s : f.blocks[x].succ) todo.push_back(s);
       }
@@ -241,17 +239,7 @@ BarrierCheck parse_barrier_check(const std::string& text) {
 
 std::vector<std::string> divergent_barriers(const std::vector<std::uint32_t>& spirv) {
   Module m;
-  spv_context context = spvContextCreate(SPV_ENV_UNIVERSAL_1_6);
-  if (!context) throw Error("SPIRV-Tools: cannot create a context");
-  spv_diagnostic diagnostic = nullptr;
-  const spv_result_t parsed = spvBinaryParse(context, &m, spirv.data(), spirv.size(), nullptr,
-                                             on_instruction, &diagnostic);
-  std::string error = parsed == SPV_SUCCESS ? ""
-                      : diagnostic && diagnostic->error ? diagnostic->error
-                                                        : "unknown error";
-  spvDiagnosticDestroy(diagnostic);
-  spvContextDestroy(context);
-  if (!error.empty()) throw Error("SPIRV-Tools cannot parse the module: " + error);
+  detail::parse_spirv(spirv, &m, on_instruction);
 
   std::map<std::uint32_t, std::size_t> function_of;  // function id -> index
   for (std::size_t i = 0; i < m.functions.size(); ++i) function_of[m.functions[i].id] = i;
@@ -292,7 +280,8 @@ std::vector<std::string> divergent_barriers(const std::vector<std::uint32_t>& sp
           const Inst& inst = m.insts[i];
           const bool reaches =
               inst.op == spv::Op::OpControlBarrier ||
-              (inst.op == spv::Op::OpFunctionCall && !inst.ids.empty() && barriers.count(inst.ids[0]));
+              (inst.op == spv::Op::OpFunctionCall && !inst.ids.empty() &&
+               barriers.count(inst.ids[0]));
           if (reaches && barriers.insert(f.id).second) changed = true;
         }
       }
@@ -326,6 +315,13 @@ std::vector<std::string> divergent_barriers(const std::vector<std::uint32_t>& sp
   auto mark = [&](std::uint32_t id, bool& changed) {
     if (id && varying.insert(id).second) changed = true;
   };
+  // The results of the calls of each function.
+  std::map<std::uint32_t, std::vector<std::uint32_t>> call_results;
+  for (const Inst& call : m.insts) {
+    if (call.op == spv::Op::OpFunctionCall && !call.ids.empty() && call.result) {
+      call_results[call.ids[0]].push_back(call.result);
+    }
+  }
   // The block each value of a function is defined in.
   std::map<std::uint32_t, std::size_t> block_of_value;
   for (const Function& f : m.functions) {
@@ -348,7 +344,6 @@ std::vector<std::string> divergent_barriers(const std::vector<std::uint32_t>& sp
       // and used after it varies (temporal divergence).
       std::vector<std::size_t> branches;
       divergent[fi].assign(n, false);
-      std::vector<std::vector<bool>> inside;  // per varying branch: its region and itself
       for (std::size_t b = 0; b < n; ++b) {
         if (f.blocks[b].insts.empty()) continue;
         const Inst& last = m.insts[f.blocks[b].insts.back()];
@@ -357,13 +352,14 @@ std::vector<std::string> divergent_barriers(const std::vector<std::uint32_t>& sp
                             !last.ids.empty() && varying.count(last.ids[0]);
         if (!varies) continue;
         branches.push_back(b);
-        inside.emplace_back(n, false);
-        inside.back()[b] = true;
-        for (std::size_t x : region[fi][b].blocks) {
-          divergent[fi][x] = true;
-          inside.back()[x] = true;
+        for (std::size_t x = 0; x < n; ++x) {
+          if (region[fi][b].holds(x)) divergent[fi][x] = true;
         }
       }
+      // Whether block x is varying branch k's own or in its region.
+      auto inside = [&](std::size_t k, std::size_t x) {
+        return x == branches[k] || region[fi][branches[k]].holds(x);
+      };
       // Whether operand `id`, used in block `at`, varies there.
       auto varies_at = [&](std::uint32_t id, std::size_t at) {
         if (varying.count(id)) return true;
@@ -371,8 +367,8 @@ std::vector<std::string> divergent_barriers(const std::vector<std::uint32_t>& sp
         if (def_block == block_of_value.end()) return false;
         for (std::size_t k = 0; k < branches.size(); ++k) {
           const std::size_t b = branches[k];
-          const bool loop = region[fi][b].origin[b] != 0;
-          if (loop && inside[k][def_block->second] && !inside[k][at]) return true;
+          const bool loop = region[fi][b].holds(b);
+          if (loop && inside(k, def_block->second) && !inside(k, at)) return true;
         }
         return false;
       };
@@ -408,7 +404,9 @@ std::vector<std::string> divergent_barriers(const std::vector<std::uint32_t>& sp
                     if (x == branches[k]) {
                       // b's own edge here: the side of the successor that is here.
                       for (std::size_t s2 = 0; s2 < from_b.succ.size(); ++s2) {
-                        if (from_b.succ[s2] == b) sides |= std::uint64_t(1) << std::min<std::size_t>(s2, 63);
+                        if (from_b.succ[s2] == b) {
+                          sides |= std::uint64_t(1) << std::min<std::size_t>(s2, 63);
+                        }
                       }
                     } else {
                       sides |= r.origin[x];
@@ -435,12 +433,7 @@ std::vector<std::string> divergent_barriers(const std::vector<std::uint32_t>& sp
             case spv::Op::OpReturnValue:
               if (any || divergent[fi][b]) {
                 // The callers' results vary.
-                for (const Inst& call : m.insts) {
-                  if (call.op == spv::Op::OpFunctionCall && !call.ids.empty() &&
-                      call.ids[0] == f.id) {
-                    mark(call.result, changed);
-                  }
-                }
+                for (std::uint32_t result : call_results[f.id]) mark(result, changed);
               }
               break;
             case spv::Op::OpBranchConditional:
