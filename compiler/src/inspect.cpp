@@ -7,13 +7,11 @@
 // a CUDA fat binary out of a program).
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "fatcl/compiler.hpp"
+#include "fatcl/detail/format.hpp"
 #include "fatcl/error.hpp"
 
 namespace fatcl {
@@ -22,21 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string short_hash(const std::string& sha) { return sha.substr(0, 12); }
 
-std::string kib(std::size_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f KiB", double(bytes) / 1024);
-  return buf;
-}
+std::string kib(std::size_t bytes) { return detail::format("%.1f KiB", double(bytes) / 1024); }
 
 // The family's variants with each tier's code looked up by `find` (the
 // bytes, or nullopt if absent), checked against the manifest.
@@ -108,7 +94,7 @@ InspectedFamily describe(const Manifest& m, const std::string& origin, Find find
 
 InspectedFamily inspect_bundle(const fs::path& manifest_path) {
   const fs::path dir = manifest_path.parent_path();
-  const Manifest m = Manifest::parse(read_bytes(manifest_path));
+  const Manifest m = Manifest::parse(read_text(manifest_path));
   // A bundle keeps the source as the product's embedding does: in the
   // generated .embed.cpp, whose kSource is the text compiled.
   return describe(m, dir.string(),
@@ -117,11 +103,11 @@ InspectedFamily inspect_bundle(const fs::path& manifest_path) {
                     std::error_code ec;
                     if (tier != "source") {
                       if (!fs::exists(dir / file, ec)) return std::nullopt;
-                      return read_bytes(dir / file);
+                      return read_text(dir / file);
                     }
                     const fs::path embed = dir / (m.family + ".embed.cpp");
                     if (!fs::exists(embed, ec)) return std::nullopt;
-                    const std::string text = read_bytes(embed);
+                    const std::string text = read_text(embed);
                     const std::string open = "kSource[] = R\"fatcl(";
                     const std::size_t at = text.find(open);
                     if (at == std::string::npos) return std::nullopt;
@@ -141,7 +127,7 @@ std::string_view c_string_around(std::string_view bytes, std::size_t at) {
 }
 
 std::vector<InspectedFamily> inspect_binary(const fs::path& path) {
-  const std::string data = read_bytes(path);
+  const std::string data = read_text(path);
   const std::string_view bytes = data;
   std::vector<InspectedFamily> out;
   // Every SPIR-V module's start (the magic word, 4-byte aligned) and every
@@ -173,10 +159,8 @@ std::vector<InspectedFamily> inspect_binary(const fs::path& path) {
     } catch (const Error&) {
       continue;  // the phrase, but no manifest (e.g. this very code's string)
     }
-    char where[64];
-    std::snprintf(where, sizeof where, " (manifest at byte %zu)", start);
     out.push_back(describe(
-        m, path.string() + where,
+        m, path.string() + detail::format(" (manifest at byte %zu)", start),
         [&](const std::string& tier, const std::string&, std::size_t size,
             const std::string& sha) -> std::optional<std::string> {
           if (tier == "source") {
@@ -244,8 +228,8 @@ std::string InspectReport::to_text() const {
   std::map<std::string, std::size_t> all;
   for (const InspectedFamily& f : families) {
     const Manifest& m = f.manifest;
-    out += "family " + m.family + " (kernel " + m.kernel + ", " + std::to_string(m.variants.size()) +
-           " variants) in " + f.origin + "\n";
+    out += "family " + m.family + " (kernel " + m.kernel + ", " +
+           std::to_string(m.variants.size()) + " variants) in " + f.origin + "\n";
     out += "  made by " + m.generator;
     for (const auto& [tool, version] : m.toolchain) out += "; " + tool + ": " + version;
     out += "\n";

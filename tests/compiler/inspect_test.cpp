@@ -2,9 +2,6 @@
 // (each module found by its SHA-256), and what it says when one is damaged.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "fatcl/compiler.hpp"
 #include "temp_dir.hpp"
 
@@ -14,13 +11,6 @@ namespace fatcl {
 namespace {
 
 const fs::path kInspectedBundle = fs::path(FATCL_SOURCE_DIR) / "generated" / "matmul_tiled";
-
-std::string file_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(InspectBundles, ABundleListsEveryVariantAndTierWithItsSize) {
   const InspectReport r = inspect_paths({kInspectedBundle});
@@ -47,30 +37,32 @@ TEST(InspectBundles, ABundleListsEveryVariantAndTierWithItsSize) {
 // A binary as the linker leaves it: the manifest, modules, PTX and source
 // among other bytes, each NUL-terminated text where the embedding makes one.
 TEST(InspectBundles, ABinaryIsReadForItsFamiliesAndADamagedModuleIsNamed) {
-  const Manifest m = Manifest::parse(file_bytes(kInspectedBundle / "manifest.json"));
+  const Manifest m = Manifest::parse(test::read_file(kInspectedBundle / "manifest.json"));
   std::string blob(1000, '\x5a');
-  blob += file_bytes(kInspectedBundle / "manifest.json") + '\0';
+  blob += test::read_file(kInspectedBundle / "manifest.json") + '\0';
   for (const Variant& v : m.variants) {
     blob.resize((blob.size() + 3) / 4 * 4 + 8, '\0');
-    blob += file_bytes(kInspectedBundle / v.spirv_file);
-    if (v.ptx) blob += std::string(1, '\0') + file_bytes(kInspectedBundle / v.ptx->file) + '\0';
+    blob += test::read_file(kInspectedBundle / v.spirv_file);
+    if (v.ptx) {
+      blob += std::string(1, '\0') + test::read_file(kInspectedBundle / v.ptx->file) + '\0';
+    }
   }
-  const std::string embed = file_bytes(kInspectedBundle / "matmul_tiled.embed.cpp");
+  const std::string embed = test::read_file(kInspectedBundle / "matmul_tiled.embed.cpp");
   const std::size_t at = embed.find("kSource[] = R\"fatcl(") + 20;
   blob += std::string(1, '\0') + embed.substr(at, embed.find(")fatcl\"", at) - at) + '\0';
   blob += std::string(500, '\x11');
   test::TempDir dir;
   const fs::path binary = dir.path / "product";
-  std::ofstream(binary, std::ios::binary) << blob;
+  test::write_file(binary, blob);
   InspectReport r = inspect_paths({binary});
   ASSERT_TRUE(r.ok()) << r.to_text();
   ASSERT_EQ(r.families.size(), 1u);
   EXPECT_EQ(r.families[0].tier_bytes, inspect_paths({kInspectedBundle}).families[0].tier_bytes);
 
   // One module damaged: that variant's SPIR-V is not found, and said so.
-  const std::string module = file_bytes(kInspectedBundle / m.variants[2].spirv_file);
+  const std::string module = test::read_file(kInspectedBundle / m.variants[2].spirv_file);
   blob[blob.find(module) + module.size() / 2] ^= 1;
-  std::ofstream(binary, std::ios::binary | std::ios::trunc) << blob;
+  test::write_file(binary, blob);
   r = inspect_paths({binary});
   EXPECT_FALSE(r.ok());
   ASSERT_EQ(r.families.size(), 1u);
@@ -78,7 +70,7 @@ TEST(InspectBundles, ABinaryIsReadForItsFamiliesAndADamagedModuleIsNamed) {
   EXPECT_EQ(r.families[0].problems[0], m.variants[2].name + " [spirv]: not found");
 
   // Nothing embedded, nothing there: each named.
-  std::ofstream(dir.path / "plain", std::ios::binary) << std::string(100, 'x');
+  test::write_file(dir.path / "plain", std::string(100, 'x'));
   r = inspect_paths({dir.path / "plain", dir.path / "missing"});
   ASSERT_EQ(r.problems.size(), 2u);
   EXPECT_NE(r.problems[0].find("embeds no fatcl family"), std::string::npos);
