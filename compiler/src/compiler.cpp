@@ -267,6 +267,7 @@ CompiledVariant compile_variant(const Toolchain& toolchain, const VariantRequest
     v.capabilities = info.capabilities;
     v.reqd_work_group_size = info.reqd_work_group_size;
     v.local_mem_bytes = info.local_mem_bytes;
+    v.program_local_mem_bytes = info.program_local_mem_bytes;
     v.spirv_size = out.spirv.size() * 4;
     v.sha256 = sha256_hex(out.spirv.data(), v.spirv_size);
     if (toolchain.makes_ptx()) {

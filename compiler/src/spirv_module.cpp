@@ -335,7 +335,11 @@ ModuleInfo inspect_module(const std::vector<std::uint32_t>& spirv, const std::st
   if (local > std::numeric_limits<std::size_t>::max()) {
     throw Error("the module's __local memory does not fit a size_t");
   }
+  if (total > std::numeric_limits<std::size_t>::max()) {
+    throw Error("the module's __local memory does not fit a size_t");
+  }
   walk.info.local_mem_bytes = static_cast<std::size_t>(local);
+  walk.info.program_local_mem_bytes = static_cast<std::size_t>(total);
   if (walk.info.target_env.empty()) walk.info.target_env = "opencl2.2";  // no OpenCL C OpSource
   auto id = walk.entry_ids.find(kernel);
   if (id != walk.entry_ids.end()) {

@@ -286,6 +286,10 @@ class Validator {
             triple(v.reqd_work_group_size));
     differs("local_mem_bytes", std::to_string(info.local_mem_bytes),
             std::to_string(v.local_mem_bytes));
+    if (v.program_local_mem_bytes > 0) {
+      differs("program_local_mem_bytes", std::to_string(info.program_local_mem_bytes),
+              std::to_string(v.program_local_mem_bytes));
+    }
     differs("capabilities", list(info.capabilities), list(v.capabilities));
     barrier_check(file, v.name, *words);
     if (report.problems.size() == before) {

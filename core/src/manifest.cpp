@@ -168,6 +168,16 @@ Variant parse_variant(const json& v, std::size_t index) {
                     " work-items per group, more than " + std::to_string(kMaxGroupItems));
   }
   out.local_mem_bytes = size_field(v, "local_mem_bytes", where, kMaxLocalBytes);
+  if (v.contains("program_local_mem_bytes")) {
+    out.program_local_mem_bytes =
+        size_field(v, "program_local_mem_bytes", where, kMaxLocalBytes);
+    if (out.program_local_mem_bytes < out.local_mem_bytes) {
+      fail(where, "field \"program_local_mem_bytes\" is " +
+                      std::to_string(out.program_local_mem_bytes) +
+                      ", less than the kernel's own local_mem_bytes " +
+                      std::to_string(out.local_mem_bytes));
+    }
+  }
   out.spirv_size = size_field(v, "spirv_size", where, kMaxModuleBytes);
   if (out.spirv_size < 20 || out.spirv_size % 4 != 0) {
     fail(where, "field \"spirv_size\" is " + std::to_string(out.spirv_size) +
@@ -293,6 +303,9 @@ std::string Manifest::dump() const {
                         {"local_mem_bytes", v.local_mem_bytes},
                         {"spirv_size", v.spirv_size},
                         {"sha256", v.sha256}});
+    if (v.program_local_mem_bytes > 0) {
+      variants.back()["program_local_mem_bytes"] = v.program_local_mem_bytes;
+    }
     if (v.ptx) {
       // An empty "ptxas" object: built where ptxas was missing (unvalidated).
       json report = json::object();

@@ -27877,6 +27877,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 17152,
       "ptx": {
         "file": "dgemm_blocked_PRECISION64_MWG64_NWG64_KWG16_MDIMC16_NDIMC16_VWM2_VWN2_SA1_SB1_KWI2_PF1_FMA0.ptx",
         "ptx_version": "5.0",
@@ -27967,6 +27968,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 25344,
       "ptx": {
         "file": "dgemm_blocked_PRECISION64_MWG128_NWG64_KWG16_MDIMC16_NDIMC16_VWM2_VWN2_SA1_SB1_KWI2_PF1_FMA0.ptx",
         "ptx_version": "5.0",
@@ -28057,6 +28059,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 16768,
       "ptx": {
         "file": "dgemm_blocked_PRECISION64_MWG128_NWG128_KWG8_MDIMC16_NDIMC16_VWM2_VWN2_SA1_SB1_KWI2_PF0_FMA0.ptx",
         "ptx_version": "5.0",
@@ -28147,6 +28150,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 17152,
       "ptx": {
         "file": "dgemm_blocked_PRECISION64_MWG64_NWG64_KWG16_MDIMC8_NDIMC8_VWM2_VWN2_SA1_SB1_KWI2_PF1_FMA0.ptx",
         "ptx_version": "5.0",
@@ -28237,6 +28241,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 8960,
       "ptx": {
         "file": "dgemm_blocked_PRECISION64_MWG32_NWG32_KWG16_MDIMC8_NDIMC8_VWM2_VWN2_SA1_SB1_KWI2_PF1_FMA0.ptx",
         "ptx_version": "5.0",

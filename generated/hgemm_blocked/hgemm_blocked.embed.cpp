@@ -38396,6 +38396,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 16896,
       "ptx": {
         "file": "hgemm_blocked_PRECISION16_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0.ptx",
         "ptx_version": "5.0",
@@ -38486,6 +38487,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 8704,
       "ptx": {
         "file": "hgemm_blocked_PRECISION16_MWG64_NWG64_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0.ptx",
         "ptx_version": "5.0",

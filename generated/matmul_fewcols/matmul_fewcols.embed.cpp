@@ -6310,6 +6310,7 @@ const char kManifest[] = R"fatcl({
           1
         ]
       ],
+      "program_local_mem_bytes": 512,
       "ptx": {
         "file": "matmul_fewcols_WG128_RG1_VW4_NS1.ptx",
         "ptx_version": "5.0",
@@ -6363,6 +6364,7 @@ const char kManifest[] = R"fatcl({
           4
         ]
       ],
+      "program_local_mem_bytes": 1024,
       "ptx": {
         "file": "matmul_fewcols_WG32_RG8_VW1_NS4.ptx",
         "ptx_version": "5.0",

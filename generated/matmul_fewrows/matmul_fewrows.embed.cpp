@@ -7046,6 +7046,7 @@ const char kManifest[] = R"fatcl({
           4
         ]
       ],
+      "program_local_mem_bytes": 4096,
       "ptx": {
         "file": "matmul_fewrows_WGN32_WGK8_VW4_MS4.ptx",
         "ptx_version": "5.0",
@@ -7099,6 +7100,7 @@ const char kManifest[] = R"fatcl({
           8
         ]
       ],
+      "program_local_mem_bytes": 1024,
       "ptx": {
         "file": "matmul_fewrows_WGN64_WGK4_VW1_MS8.ptx",
         "ptx_version": "5.0",
@@ -7153,6 +7155,7 @@ const char kManifest[] = R"fatcl({
           4
         ]
       ],
+      "program_local_mem_bytes": 512,
       "ptx": {
         "file": "matmul_fewrows_WGN8_WGK1_VW16_MS4.ptx",
         "ptx_version": "5.0",
@@ -7207,6 +7210,7 @@ const char kManifest[] = R"fatcl({
           8
         ]
       ],
+      "program_local_mem_bytes": 512,
       "ptx": {
         "file": "matmul_fewrows_WGN16_WGK1_VW8_MS8.ptx",
         "ptx_version": "5.0",

@@ -1837,6 +1837,7 @@ const char kManifest[] = R"fatcl({
           4
         ]
       ],
+      "program_local_mem_bytes": 160,
       "ptx": {
         "file": "matmul_tiled_TILE4.ptx",
         "ptx_version": "5.0",
@@ -1878,6 +1879,7 @@ const char kManifest[] = R"fatcl({
           8
         ]
       ],
+      "program_local_mem_bytes": 576,
       "ptx": {
         "file": "matmul_tiled_TILE8.ptx",
         "ptx_version": "5.0",
@@ -1919,6 +1921,7 @@ const char kManifest[] = R"fatcl({
           16
         ]
       ],
+      "program_local_mem_bytes": 2176,
       "ptx": {
         "file": "matmul_tiled_TILE16.ptx",
         "ptx_version": "5.0",
@@ -1960,6 +1963,7 @@ const char kManifest[] = R"fatcl({
           32
         ]
       ],
+      "program_local_mem_bytes": 8448,
       "ptx": {
         "file": "matmul_tiled_TILE32.ptx",
         "ptx_version": "5.0",

@@ -54557,6 +54557,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 16896,
       "ptx": {
         "file": "sgemm_blocked_PRECISION32_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0.ptx",
         "ptx_version": "5.0",
@@ -54646,6 +54647,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 25088,
       "ptx": {
         "file": "sgemm_blocked_PRECISION32_MWG128_NWG256_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0.ptx",
         "ptx_version": "5.0",
@@ -54735,6 +54737,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 8704,
       "ptx": {
         "file": "sgemm_blocked_PRECISION32_MWG64_NWG64_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0.ptx",
         "ptx_version": "5.0",
@@ -54824,6 +54827,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 8704,
       "ptx": {
         "file": "sgemm_blocked_PRECISION32_MWG64_NWG64_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0.ptx",
         "ptx_version": "5.0",
@@ -54913,6 +54917,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 4608,
       "ptx": {
         "file": "sgemm_blocked_PRECISION32_MWG32_NWG32_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0.ptx",
         "ptx_version": "5.0",
@@ -55002,6 +55007,7 @@ const char kManifest[] = R"fatcl({
           0
         ]
       ],
+      "program_local_mem_bytes": 9216,
       "ptx": {
         "file": "sgemm_blocked_PRECISION32_MWG32_NWG32_KWG32_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF0_FMA0.ptx",
         "ptx_version": "5.0",

@@ -54,6 +54,13 @@ std::string misfit(const Variant& v, const DeviceCaps& caps) {
     return "needs " + std::to_string(v.local_mem_bytes) + " B of local memory, the device has " +
            std::to_string(caps.local_mem_bytes) + " B (CL_DEVICE_LOCAL_MEM_SIZE)";
   }
+  if (v.program_local_mem_bytes > caps.local_mem_bytes &&
+      has_driver_quirk(caps, "kernel-local-mem-counts-the-program")) {
+    return "its program declares " + std::to_string(v.program_local_mem_bytes) +
+           " B of local memory in all, which this driver gives each of its kernels "
+           "(kernel-local-mem-counts-the-program); the device has " +
+           std::to_string(caps.local_mem_bytes) + " B";
+  }
   return "";
 }
 

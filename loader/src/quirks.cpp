@@ -68,8 +68,9 @@ const QuirkRow kQuirks[] = {
      "a kernel gets the __local memory of every kernel in its program (CL_KERNEL_LOCAL_MEM_SIZE "
      "reads 33280 B for a blocked 128x128 point, whose kernel declares 16640, and a launch "
      "beyond the device's 32 KiB fails with CL_OUT_OF_RESOURCES)",
-     "CL_KERNEL_LOCAL_MEM_SIZE decides whether a built variant fits: those points are refused "
-     "there",
+     "a variant whose program's __local memory in all (the manifest's "
+     "program_local_mem_bytes) exceeds the device's is refused before it is built, and "
+     "CL_KERNEL_LOCAL_MEM_SIZE is checked after each build",
      ""},
     {"Oclgrind", "", "", "", "Oclgrind 21.10", "no-noalias-scope-intrinsic",
      "clang emits llvm.experimental.noalias.scope.decl where it inlines a function with "

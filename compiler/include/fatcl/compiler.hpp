@@ -142,6 +142,7 @@ struct ModuleInfo {
   // it calls (a module's other kernels declare their own); all the
   // module's where it has no such kernel.
   std::size_t local_mem_bytes = 0;
+  std::size_t program_local_mem_bytes = 0;  // of every kernel in the module
 };
 
 // What is wrong with the module's header (too short, magic number, version

@@ -50,6 +50,10 @@ struct Variant {
   std::vector<std::string> capabilities;  // OpCapability names
   std::array<std::size_t, 3> reqd_work_group_size{0, 0, 0};  // 0s: none
   std::size_t local_mem_bytes = 0;                           // __local memory the kernel declares
+  // __local memory of every kernel in the module, what a driver that gives
+  // each kernel its whole program's (Oclgrind) counts; 0 where a manifest
+  // does not record it.
+  std::size_t program_local_mem_bytes = 0;
   std::size_t spirv_size = 0;                                // bytes of the module
   std::string sha256;                                        // of the module, lower-case hex
   std::optional<PtxModule> ptx;  // none: built without libclc's NVPTX library
