@@ -18,8 +18,14 @@
 #                               group may reach (under control flow that depends
 #                               on the work-item): fails the build (refuse, the
 #                               default), warns, or is not looked for
-#     [NO_SOURCE])              embed no OpenCL C: the product runs only where a
+#     [NO_SOURCE]               embed no OpenCL C: the product runs only where a
 #                               precompiled tier loads, and says so where none does
+#     [TIERS <tier>...])        the tiers to embed, of spirv, ptx and source (default:
+#                               all; ptx where its route is there): a tier left out
+#                               is still validated (spirv) or not built (ptx); the
+#                               manifest, the explanation and fatcl inspect say it
+#                               was left out on purpose. The build prints what the
+#                               product embeds per tier.
 #
 # The grid (the product of the PARAMs that meets every CONSTRAINT, plus the
 # POINTs), the variant names and the compilation are fatcl-compile's: one
@@ -44,9 +50,29 @@
 # `fatcl validate` (or `fatcl-compile validate`) on every bundle added to
 # <target>: each module through SPIRV-Tools, each manifest entry against its
 # module. NAME defaults to <target>.fatcl-validate.
+#
+# fatcl_add_device_check(<target> DEVICES <description>... [SOURCE_OK <device>...]
+#                        [PROBLEM <MxNxK>] [TUNING <store.json>...] [NAME <test>]):
+# a ctest test that runs `fatcl validate --device` on every bundle added to
+# <target>: it predicts, without the devices, which variant and tier the
+# loader would choose on each, and fails naming device and family where one
+# would get no precompiled tier (only the OpenCL C source, or nothing).
+# A description is a file `fatcl devices --json` wrote, or the name of one
+# fatcl ships (e.g. nvidia-h200-580; FATCL_DEVICE_DESCRIPTIONS is their
+# folder). SOURCE_OK: devices (substrings of "PLATFORM / NAME", or *) where
+# a source build is acceptable. PROBLEM: the sizes the product loads for.
+# TUNING: the product's tuning stores. NAME defaults to
+# <target>.fatcl-devices.
 include_guard(GLOBAL)
 
 set(_FATCL_KERNELS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+# The device descriptions fatcl ships: the source tree's (an installed
+# fatcl's config sets its own).
+if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/../devices")
+  get_filename_component(_fatcl_devices "${CMAKE_CURRENT_LIST_DIR}/../devices" ABSOLUTE)
+  set_property(GLOBAL PROPERTY FATCL_DEVICE_DESCRIPTIONS "${_fatcl_devices}")
+  set(FATCL_DEVICE_DESCRIPTIONS "${_fatcl_devices}")
+endif()
 find_program(FATCL_CLANG NAMES clang-15 DOC "clang for OpenCL C -> LLVM IR (fatcl)")
 find_program(FATCL_LLVM_SPIRV NAMES llvm-spirv-15 DOC "LLVM IR -> SPIR-V translator (fatcl)")
 # The PTX tier (NVIDIA): LLVM 15's tools and libclc's NVPTX library (libclc-15);
@@ -75,7 +101,7 @@ function(fatcl_add_kernel_variants)
   set(param_args "")
   set(current "")
   set(keywords TARGET SOURCE FAMILY KERNEL INCLUDE_DIRS NAMESPACE COMMITTED CLANG_FLAGS CONSTRAINT
-               POINT NO_SOURCE BARRIER_CHECK)
+               POINT NO_SOURCE BARRIER_CHECK TIERS)
   macro(_fatcl_end_param)
     if(current MATCHES "^--param=.*=$")
       message(FATAL_ERROR "fatcl_add_kernel_variants: PARAM ${current} has no values")
@@ -103,7 +129,7 @@ function(fatcl_add_kernel_variants)
   endforeach()
   _fatcl_end_param()
   cmake_parse_arguments(F "NO_SOURCE" "TARGET;SOURCE;FAMILY;KERNEL;NAMESPACE;COMMITTED;BARRIER_CHECK"
-                        "INCLUDE_DIRS;CLANG_FLAGS;CONSTRAINT;POINT" ${rest})
+                        "INCLUDE_DIRS;CLANG_FLAGS;CONSTRAINT;POINT;TIERS" ${rest})
   if(F_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "fatcl_add_kernel_variants: unexpected arguments: ${F_UNPARSED_ARGUMENTS}")
   endif()
@@ -184,8 +210,45 @@ function(fatcl_add_kernel_variants)
     list(APPEND args -I "${dir}")
   endforeach()
   list(APPEND args ${param_args})
+  # The tiers the product embeds: all by default (PTX where its route is
+  # there), the source unless NO_SOURCE.
+  set(tiers spirv source)
+  if(FATCL_MAKES_PTX)
+    list(APPEND tiers ptx)
+  endif()
   if(F_NO_SOURCE)
+    list(REMOVE_ITEM tiers source)
+  endif()
+  if(DEFINED F_TIERS OR "TIERS" IN_LIST rest)
+    if(NOT F_TIERS)
+      message(FATAL_ERROR "fatcl_add_kernel_variants(${F_FAMILY}): TIERS names no tier "
+                          "(spirv, ptx, source)")
+    endif()
+    foreach(tier IN LISTS F_TIERS)
+      if(NOT tier MATCHES "^(spirv|ptx|source)$")
+        message(FATAL_ERROR "fatcl_add_kernel_variants(${F_FAMILY}): TIERS: ${tier} is not a "
+                            "tier (spirv, ptx, source)")
+      endif()
+    endforeach()
+    if(F_NO_SOURCE AND "source" IN_LIST F_TIERS)
+      message(FATAL_ERROR "fatcl_add_kernel_variants(${F_FAMILY}): NO_SOURCE and TIERS ... source "
+                          "contradict each other")
+    endif()
+    if("ptx" IN_LIST F_TIERS AND NOT FATCL_MAKES_PTX)
+      message(FATAL_ERROR "fatcl_add_kernel_variants(${F_FAMILY}): TIERS ptx needs llvm-link-15, "
+                          "opt-15, llc-15 and libclc-15's nvptx64--nvidiacl.bc")
+    endif()
+    set(tiers ${F_TIERS})
+  endif()
+  if(NOT "source" IN_LIST tiers)
     list(APPEND args --no-source)
+  endif()
+  if(NOT "spirv" IN_LIST tiers)
+    list(APPEND args --leave-out spirv)
+  endif()
+  # (Without the PTX route and without TIERS, a bundle simply has no PTX.)
+  if(NOT "ptx" IN_LIST tiers AND (FATCL_MAKES_PTX OR F_TIERS))
+    list(APPEND args --leave-out ptx)
   endif()
   if(F_BARRIER_CHECK)
     if(NOT F_BARRIER_CHECK MATCHES "^(refuse|warn|off)$")
@@ -203,7 +266,7 @@ function(fatcl_add_kernel_variants)
   foreach(flag IN LISTS F_CLANG_FLAGS)
     list(APPEND args "--extra-clang-flag=${flag}")
   endforeach()
-  if(FATCL_MAKES_PTX)
+  if(FATCL_MAKES_PTX AND "ptx" IN_LIST tiers)
     list(APPEND args --llvm-link "${FATCL_LLVM_LINK}" --llc "${FATCL_LLC}"
                      --libclc-nvptx "${FATCL_LIBCLC_NVPTX}")
     if(FATCL_PTXAS)
@@ -254,6 +317,30 @@ function(fatcl_add_kernel_variants)
   endif()
 endfunction()
 
+# A test named <name> that runs the fatcl command with the arguments after
+# <added>, which is set to whether the command is there (fatcl::fatcl, or
+# fatcl's own target, built all the same where fatcl was added with
+# EXCLUDE_FROM_ALL).
+function(_fatcl_add_command_test name added)
+  set(${added} FALSE PARENT_SCOPE)
+  foreach(tool fatcl fatcl::fatcl)
+    if(TARGET ${tool})
+      add_test(NAME ${name} COMMAND ${tool} ${ARGN})
+      get_target_property(imported ${tool} IMPORTED)
+      get_target_property(real_tool ${tool} ALIASED_TARGET)
+      if(NOT real_tool)
+        set(real_tool ${tool})
+      endif()
+      if(NOT imported AND NOT TARGET ${name}.tool)
+        add_custom_target(${name}.tool ALL)
+        add_dependencies(${name}.tool ${real_tool})
+      endif()
+      set(${added} TRUE PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+endfunction()
+
 function(fatcl_add_validation_test target)
   cmake_parse_arguments(V "" "NAME" "" ${ARGN})
   if(V_UNPARSED_ARGUMENTS)
@@ -274,22 +361,10 @@ function(fatcl_add_validation_test target)
   if(NOT V_NAME)
     set(V_NAME ${target}.fatcl-validate)
   endif()
-  foreach(tool fatcl fatcl::fatcl)
-    if(TARGET ${tool})
-      add_test(NAME ${V_NAME} COMMAND ${tool} validate ${bundles})
-      get_target_property(imported ${tool} IMPORTED)
-      get_target_property(real_tool ${tool} ALIASED_TARGET)
-      if(NOT real_tool)
-        set(real_tool ${tool})
-      endif()
-      if(NOT imported AND NOT TARGET ${V_NAME}.tool)
-        # (fatcl added with EXCLUDE_FROM_ALL: the test's tool is built all the same)
-        add_custom_target(${V_NAME}.tool ALL)
-        add_dependencies(${V_NAME}.tool ${real_tool})
-      endif()
-      return()
-    endif()
-  endforeach()
+  _fatcl_add_command_test(${V_NAME} added validate ${bundles})
+  if(added)
+    return()
+  endif()
   foreach(tool fatcl-compile fatcl::fatcl-compile)
     if(TARGET ${tool})
       add_test(NAME ${V_NAME} COMMAND ${tool} validate ${bundles})
@@ -299,4 +374,57 @@ function(fatcl_add_validation_test target)
   message(FATAL_ERROR "fatcl_add_validation_test: neither the fatcl command nor fatcl-compile "
                       "is available (fatcl was built without SPIRV-Tools, SPIRV-Headers, OpenSSL "
                       "or CLI11)")
+endfunction()
+
+function(fatcl_add_device_check target)
+  cmake_parse_arguments(D "" "NAME;PROBLEM" "DEVICES;SOURCE_OK;TUNING" ${ARGN})
+  if(D_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "fatcl_add_device_check: unexpected arguments: ${D_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "fatcl_add_device_check: ${target} is not a target")
+  endif()
+  if(NOT D_DEVICES)
+    message(FATAL_ERROR "fatcl_add_device_check: name the target devices (DEVICES <description>...)")
+  endif()
+  get_target_property(aliased ${target} ALIASED_TARGET)
+  if(aliased)
+    set(target ${aliased})
+  endif()
+  get_target_property(bundles ${target} FATCL_BUNDLE_DIRS)
+  if(NOT bundles)
+    message(FATAL_ERROR "fatcl_add_device_check: ${target} has no kernel family "
+                        "(add one with fatcl_add_kernel_variants first)")
+  endif()
+  get_property(shipped GLOBAL PROPERTY FATCL_DEVICE_DESCRIPTIONS)
+  set(args "")
+  foreach(device IN LISTS D_DEVICES)
+    if(NOT EXISTS "${device}" AND EXISTS "${shipped}/${device}.json")
+      set(device "${shipped}/${device}.json")
+    elseif(NOT EXISTS "${device}")
+      file(GLOB known RELATIVE "${shipped}" "${shipped}/*.json")
+      string(REPLACE ".json" "" known "${known}")
+      message(FATAL_ERROR "fatcl_add_device_check: ${device} is neither a file nor a device "
+                          "description fatcl ships (${known})")
+    endif()
+    list(APPEND args --device "${device}")
+  endforeach()
+  foreach(device IN LISTS D_SOURCE_OK)
+    list(APPEND args --source-ok "${device}")
+  endforeach()
+  foreach(store IN LISTS D_TUNING)
+    list(APPEND args --tuning "${store}")
+  endforeach()
+  if(D_PROBLEM)
+    list(APPEND args --problem "${D_PROBLEM}")
+  endif()
+  if(NOT D_NAME)
+    set(D_NAME ${target}.fatcl-devices)
+  endif()
+  _fatcl_add_command_test(${D_NAME} added validate ${args} ${bundles})
+  if(added)
+    return()
+  endif()
+  message(FATAL_ERROR "fatcl_add_device_check: the fatcl command is not available (fatcl was "
+                      "built without it)")
 endfunction()

@@ -112,8 +112,12 @@ def describe(entry, devices_path):
                  "say what its device reported; name the machine's `fatcl devices --json` "
                  "output after the database (DB.json:DEVICES.json)")
     doc = json.load(open(devices_path))
-    found = [d for p in doc["platforms"] if p["platform"] == entry["platform"]
-             for d in p["devices"] if fnmatch.fnmatchcase(d["name"], entry["device"])]
+    if doc.get("format") == "fatcl-devices":
+        devices = [d for d in doc["devices"] if d["platform"] == entry["platform"]]
+    else:  # what fatcl devices --json printed before its descriptions had a format
+        devices = [d for p in doc["platforms"] if p["platform"] == entry["platform"]
+                   for d in p["devices"]]
+    found = [d for d in devices if fnmatch.fnmatchcase(d["name"], entry["device"])]
     if len(found) != 1:
         sys.exit(f"{devices_path}: {len(found)} devices of {entry['platform']} match "
                  f"{entry['device']}, not one")
@@ -122,7 +126,8 @@ def describe(entry, devices_path):
         sys.exit(f"{devices_path}: {d['name']} has driver {d['driver_version']}, the entry "
                  f"{entry['driver']}")
     entry["device"] = d["name"]
-    entry["measured_on"] = {"gpu": d["type"] == "gpu",
+    gpu = "gpu" in d["type"] if isinstance(d["type"], list) else d["type"] == "gpu"
+    entry["measured_on"] = {"gpu": gpu,
                             **{k: d[k] for k in PROFILE_FIELDS if k != "gpu"}}
 
 

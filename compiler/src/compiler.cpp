@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "fatcl/detail/atomic_file.hpp"
+#include "fatcl/detail/format.hpp"
 #include "fatcl/detail/process.hpp"
 #include "fatcl/error.hpp"
 #include "ptx.hpp"
@@ -316,8 +317,18 @@ Manifest bundle_manifest(const BundleInput& input) {
   if (sha256_hex(input.source.data(), input.source.size()) != m.source_sha256) {
     throw Error("bundle: the source differs from the one the variants were compiled from");
   }
-  // NO_SOURCE: the product carries no OpenCL C; the manifest says so.
+  // NO_SOURCE: the product carries no OpenCL C; TIERS: nor these tiers'
+  // code. The manifest says so.
   m.source_embedded = input.embed_source;
+  for (const std::string& t : input.tiers_left_out) {
+    if (t != "spirv" && t != "ptx") {
+      throw Error("bundle: \"" + t + "\" is not a precompiled tier to leave out (spirv, ptx)");
+    }
+    if (!m.leaves_out(t)) m.tiers_left_out.push_back(t);
+  }
+  if (m.leaves_out("ptx")) {
+    for (Variant& v : m.variants) v.ptx.reset();
+  }
   return m;
 }
 
@@ -329,12 +340,17 @@ std::string embed_header(const Manifest& m, const std::string& stamp, const std:
 
 // The tables of modules and PTX texts, and the accessor.
 std::string embed_tables(const Manifest& m, const std::string& ns) {
-  std::string cpp = "const fatcl::EmbeddedModule kModules[] = {\n";
-  for (std::size_t i = 0; i < m.variants.size(); ++i) {
-    cpp += "    {\"" + m.variants[i].name + "\", kModule" + std::to_string(i) + ", sizeof kModule" +
-           std::to_string(i) + "},\n";
+  std::string cpp;
+  std::string modules = "nullptr, 0";
+  if (!m.leaves_out("spirv")) {
+    cpp += "const fatcl::EmbeddedModule kModules[] = {\n";
+    for (std::size_t i = 0; i < m.variants.size(); ++i) {
+      cpp += "    {\"" + m.variants[i].name + "\", kModule" + std::to_string(i) +
+             ", sizeof kModule" + std::to_string(i) + "},\n";
+    }
+    cpp += "};\n\n";
+    modules = "kModules, sizeof kModules / sizeof kModules[0]";
   }
-  cpp += "};\n\n";
   // PTX text, sized without the literal's final NUL (which stays after it).
   std::string ptx_modules = "nullptr, 0";
   std::size_t ptx_count = 0;
@@ -350,8 +366,8 @@ std::string embed_tables(const Manifest& m, const std::string& ns) {
   }
   return cpp + "}  // namespace\n\nnamespace " + ns + " {\n\nconst fatcl::EmbeddedFamily& " +
          m.family + "() {\n  static const fatcl::EmbeddedFamily family{\n" +
-         "      kManifest, sizeof kManifest - 1, kSource, sizeof kSource - 1,\n" +
-         "      kModules, sizeof kModules / sizeof kModules[0],\n      " + ptx_modules +
+         "      kManifest, sizeof kManifest - 1, kSource, sizeof kSource - 1,\n      " + modules +
+         ",\n      " + ptx_modules +
          "};\n  return family;\n}\n\n" + "}  // namespace " + ns + "\n";
 }
 
@@ -362,9 +378,11 @@ std::string embed_source(const Manifest& m, const BundleInput& input, const std:
   std::string cpp = "// " + stamp + "\n#include \"" + m.family + ".hpp\"\n\nnamespace {\n\n";
   for (std::size_t i = 0; i < input.variants.size(); ++i) {
     const auto& words = input.variants[i].spirv;
-    cpp += "// " + m.variants[i].name + ", SHA-256 " + m.variants[i].sha256 + "\n";
-    cpp += "alignas(4) const unsigned char kModule" + std::to_string(i) + "[" +
-           std::to_string(words.size() * 4) + "] = {" + hex_byte_table(words) + "\n};\n\n";
+    if (!m.leaves_out("spirv")) {
+      cpp += "// " + m.variants[i].name + ", SHA-256 " + m.variants[i].sha256 + "\n";
+      cpp += "alignas(4) const unsigned char kModule" + std::to_string(i) + "[" +
+             std::to_string(words.size() * 4) + "] = {" + hex_byte_table(words) + "\n};\n\n";
+    }
     if (const std::optional<PtxModule>& ptx = m.variants[i].ptx) {
       cpp += "// " + ptx->file + ", SHA-256 " + ptx->sha256 + "\n";
       cpp += "const char kPtx" + std::to_string(i) +
@@ -540,6 +558,7 @@ CompiledFamily compile_family(const Toolchain& toolchain, const FamilyRequest& r
   BundleInput input;
   input.cpp_namespace = request.cpp_namespace;
   input.embed_source = request.embed_source;
+  input.tiers_left_out = request.tiers_left_out;
   input.source = self_contained_source(base.source, base.include_dirs, &out.inputs);
   for (std::optional<CompiledVariant>& v : compiled) {
     for (const std::string& w : v->warnings) {
@@ -548,6 +567,29 @@ CompiledFamily compile_family(const Toolchain& toolchain, const FamilyRequest& r
     input.variants.push_back(std::move(*v));
   }
   out.manifest = write_bundle(input, out_dir);
+  for (const Variant& v : out.manifest.variants) {
+    if (!out.manifest.leaves_out("spirv")) out.embedded_bytes["spirv"] += v.spirv_size;
+    if (v.ptx) out.embedded_bytes["ptx"] += v.ptx->size;
+  }
+  if (out.manifest.source_embedded) out.embedded_bytes["source"] = input.source.size();
+  return out;
+}
+
+std::string CompiledFamily::size_report() const {
+  std::string out = "embedded:";
+  std::size_t total = 0;
+  for (const char* tier : {"spirv", "ptx", "source"}) {
+    const auto it = embedded_bytes.find(tier);
+    if (it == embedded_bytes.end()) continue;
+    out += detail::format("%s %s %.1f KiB", total ? "," : "", tier, double(it->second) / 1024);
+    total += it->second;
+  }
+  out += detail::format(" (%.1f KiB)", double(total) / 1024);
+  std::string left;
+  for (const char* tier : {"spirv", "ptx", "source"}) {
+    if (manifest.leaves_out(tier)) left += std::string(left.empty() ? "" : ", ") + tier;
+  }
+  if (!left.empty()) out += "; left out on purpose: " + left;
   return out;
 }
 

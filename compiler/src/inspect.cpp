@@ -27,10 +27,12 @@ std::string kib(std::size_t bytes) { return detail::format("%.1f KiB", double(by
 // The family's variants with each tier's code looked up by `find` (the
 // bytes, or nullopt if absent), checked against the manifest.
 template <typename Find>
-InspectedFamily describe(const Manifest& m, const std::string& origin, Find find) {
+InspectedFamily describe(const Manifest& m, std::string_view manifest_json,
+                         const std::string& origin, Find find) {
   InspectedFamily f;
   f.origin = origin;
   f.manifest = m;
+  f.bytes.manifest_json = std::string(manifest_json);
   for (const Variant& v : m.variants) {
     InspectedVariant iv;
     iv.name = v.name;
@@ -41,6 +43,13 @@ InspectedFamily describe(const Manifest& m, const std::string& origin, Find find
       t.bytes = size;
       t.sha256 = sha;
       t.what = what;
+      if (m.leaves_out(name)) {
+        // Built and validated, but not embedded: nothing to find in a product.
+        t.left_out = true;
+        t.what += "; left out of the product on purpose (TIERS)";
+        iv.tiers.push_back(std::move(t));
+        return;
+      }
       const std::optional<std::string> bytes = find(name, file, size, sha);
       if (!bytes) {
         t.problem = "not found";
@@ -50,6 +59,7 @@ InspectedFamily describe(const Manifest& m, const std::string& origin, Find find
       } else if (sha256_hex(bytes->data(), bytes->size()) != sha) {
         t.problem = "does not match the SHA-256 its manifest records";
       }
+      if (bytes) (name == "spirv" ? f.bytes.spirv : f.bytes.ptx).push_back({v.name, *bytes});
       f.tier_bytes[name] += size;
       iv.tiers.push_back(std::move(t));
     };
@@ -82,6 +92,7 @@ InspectedFamily describe(const Manifest& m, const std::string& origin, Find find
       f.problems.push_back("the OpenCL C source (" + m.source_file + ") is not found");
     } else {
       f.source_bytes = source->size();
+      f.bytes.source = *source;
       f.tier_bytes["source"] = source->size();
       if (sha256_hex(source->data(), source->size()) != m.source_sha256) {
         f.problems.push_back("the OpenCL C source does not match the SHA-256 its manifest "
@@ -94,10 +105,11 @@ InspectedFamily describe(const Manifest& m, const std::string& origin, Find find
 
 InspectedFamily inspect_bundle(const fs::path& manifest_path) {
   const fs::path dir = manifest_path.parent_path();
-  const Manifest m = Manifest::parse(read_text(manifest_path));
+  const std::string text = read_text(manifest_path);
+  const Manifest m = Manifest::parse(text);
   // A bundle keeps the source as the product's embedding does: in the
   // generated .embed.cpp, whose kSource is the text compiled.
-  return describe(m, dir.string(),
+  return describe(m, text, dir.string(),
                   [&](const std::string& tier, const std::string& file, std::size_t,
                       const std::string&) -> std::optional<std::string> {
                     std::error_code ec;
@@ -160,7 +172,7 @@ std::vector<InspectedFamily> inspect_binary(const fs::path& path) {
       continue;  // the phrase, but no manifest (e.g. this very code's string)
     }
     out.push_back(describe(
-        m, path.string() + detail::format(" (manifest at byte %zu)", start),
+        m, text, path.string() + detail::format(" (manifest at byte %zu)", start),
         [&](const std::string& tier, const std::string&, std::size_t size,
             const std::string& sha) -> std::optional<std::string> {
           if (tier == "source") {
@@ -253,7 +265,10 @@ std::string InspectReport::to_text() const {
                short_hash(t.sha256) + "..., " + t.what +
                (t.problem.empty() ? "" : "; PROBLEM: " + t.problem) + "\n";
       }
-      if (!v.ptx) out += "    ptx: none (built without the PTX route)\n";
+      if (!v.ptx) {
+        out += m.leaves_out("ptx") ? "    ptx: left out on purpose (TIERS)\n"
+                                   : "    ptx: none (built without the PTX route)\n";
+      }
     }
     out += "  size:";
     std::size_t total = 0;
@@ -289,6 +304,7 @@ std::string InspectReport::to_json() const {
                    {"toolchain", m.toolchain},
                    {"language", m.language},
                    {"source_embedded", m.source_embedded},
+                   {"tiers_left_out", m.tiers_left_out},
                    {"source_bytes", f.source_bytes},
                    {"source_sha256", m.source_sha256},
                    {"bytes_per_tier", f.tier_bytes},
@@ -304,7 +320,8 @@ std::string InspectReport::to_json() const {
                      {"bytes", t.bytes},
                      {"sha256", t.sha256},
                      {"what", t.what},
-                     {"found", t.problem.empty()},
+                     {"found", t.problem.empty() && !t.left_out},
+                     {"left_out", t.left_out},
                      {"problem", t.problem}};
         if (t.tier == "spirv") {
           tier["spirv_version"] = v.spirv_version;

@@ -96,6 +96,12 @@ int main(int argc, char** argv) {
   bool no_source = false;
   family->add_flag("--no-source", no_source,
                    "embed no OpenCL C: the product runs only where a precompiled tier loads");
+  std::vector<std::string> leave_out;
+  family->add_option("--leave-out", leave_out,
+                     "a tier not to embed: spirv (still built and validated), ptx (not built) "
+                     "or source (as --no-source); repeat for more")
+      ->check(CLI::IsMember({"spirv", "ptx", "source"}))
+      ->allow_extra_args(false);
   std::string barrier_check = "refuse";
   family->add_option("--barrier-check", barrier_check,
                      "a barrier only some work-items of a group may reach: refuse (default), "
@@ -124,6 +130,13 @@ int main(int argc, char** argv) {
       for (const std::string& p : params) request.grid.params.push_back(parse_param(p));
       for (const std::string& p : points) request.grid.points.push_back(fatcl::parse_point(p));
       request.embed_source = !no_source;
+      for (const std::string& t : leave_out) {
+        if (t == "source") {
+          request.embed_source = false;
+        } else {
+          request.tiers_left_out.push_back(t);
+        }
+      }
       request.base.barrier_check = fatcl::parse_barrier_check(barrier_check);
       const fatcl::CompiledFamily f = fatcl::compile_family(toolchain, request, out_dir);
       for (const std::string& w : f.warnings) {
@@ -139,7 +152,7 @@ int main(int argc, char** argv) {
       std::printf("fatcl-compile: %s: %zu variants compiled, validated and bundled in %s",
                   f.manifest.family.c_str(), f.manifest.variants.size(), out_dir.string().c_str());
       if (f.dropped) std::printf(" (%zu grid points removed by constraints)", f.dropped);
-      std::printf("\n");
+      std::printf("; %s\n", f.size_report().c_str());
     } else if (*validate) {
       const fatcl::ValidationReport report =
           fatcl::validate_paths(paths, fatcl::parse_barrier_check(validate_barriers));

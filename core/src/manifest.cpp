@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -253,6 +254,21 @@ Manifest Manifest::parse(std::string_view text_in) {
       fail(where, "field \"source_embedded\" is not true/false");
     m.source_embedded = j["source_embedded"].get<bool>();
   }
+  if (j.contains("tiers_left_out")) {
+    m.tiers_left_out = strings(j, "tiers_left_out", where);
+    for (std::size_t i = 0; i < m.tiers_left_out.size(); ++i) {
+      const std::string& t = m.tiers_left_out[i];
+      if (t != "spirv" && t != "ptx") {
+        fail(where, "tiers_left_out names " + shown(t) +
+                        ", not a precompiled tier (spirv, ptx; a bundle without its source says "
+                        "\"source_embedded\": false)");
+      }
+      if (std::find(m.tiers_left_out.begin(), m.tiers_left_out.begin() + i, t) !=
+          m.tiers_left_out.begin() + i) {
+        fail(where, "tiers_left_out names " + shown(t) + " twice");
+      }
+    }
+  }
   m.compile_flags = strings(j, "compile_flags", where);
   const json& toolchain = field(j, "toolchain", where);
   if (!toolchain.is_object()) fail(where, "field \"toolchain\" is not an object");
@@ -335,7 +351,17 @@ std::string Manifest::dump() const {
             {"variants", variants}};
   // Written only when false, so bundles with their source keep their bytes.
   if (!source_embedded) j["source_embedded"] = false;
+  if (!tiers_left_out.empty()) {
+    std::vector<std::string> sorted = tiers_left_out;
+    std::sort(sorted.begin(), sorted.end());
+    j["tiers_left_out"] = sorted;
+  }
   return j.dump(2) + "\n";
+}
+
+bool Manifest::leaves_out(std::string_view tier) const {
+  if (tier == "source") return !source_embedded;
+  return std::find(tiers_left_out.begin(), tiers_left_out.end(), tier) != tiers_left_out.end();
 }
 
 const Variant& Manifest::variant(std::string_view name) const {

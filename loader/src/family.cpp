@@ -24,7 +24,35 @@ Manifest embedded_manifest(const EmbeddedFamily& embedded) {
   }
 }
 
+// An EmbeddedFamily's tables over owned bytes, alive while a Family reads them.
+struct BytesTables {
+  explicit BytesTables(const FamilyBytes& bytes) : bytes(bytes) {
+    for (const auto& [variant, code] : bytes.spirv) spirv.push_back(module(variant, code));
+    for (const auto& [variant, code] : bytes.ptx) ptx.push_back(module(variant, code));
+  }
+  static EmbeddedModule module(const std::string& variant, const std::string& code) {
+    return {variant.c_str(), reinterpret_cast<const unsigned char*>(code.data()), code.size()};
+  }
+  EmbeddedFamily embedded() const {
+    return {bytes.manifest_json.c_str(), bytes.manifest_json.size(), bytes.source.c_str(),
+            bytes.source.size(),         spirv.data(),               spirv.size(),
+            ptx.data(),                  ptx.size()};
+  }
+  const FamilyBytes& bytes;
+  std::vector<EmbeddedModule> spirv, ptx;
+};
+
+const FamilyBytes& checked_bytes(const std::shared_ptr<const FamilyBytes>& bytes) {
+  if (!bytes) throw Error("family: the bytes are null");
+  return *bytes;
+}
+
 }  // namespace
+
+Family::Family(std::shared_ptr<const FamilyBytes> bytes, FamilyDescription description)
+    : Family(BytesTables(checked_bytes(bytes)).embedded(), std::move(description)) {
+  owned_ = std::move(bytes);
+}
 
 Family::Family(const EmbeddedFamily& embedded, FamilyDescription description)
     : manifest_(embedded_manifest(embedded)),
@@ -43,7 +71,15 @@ Family::Family(const EmbeddedFamily& embedded, FamilyDescription description)
                   " has a null " + (m.variant ? "data pointer" : "variant name"));
     }
   }
+  if (manifest_.leaves_out("spirv") && embedded.module_count > 0) {
+    throw Error("family " + manifest_.family + ": " + std::to_string(embedded.module_count) +
+                " SPIR-V modules are embedded, but the manifest leaves the tier out");
+  }
   for (const Variant& v : manifest_.variants) {
+    if (manifest_.leaves_out("spirv")) {
+      modules_.emplace_back();  // left out on purpose (TIERS): plan() never offers it
+      continue;
+    }
     const EmbeddedModule* found = nullptr;
     for (std::size_t i = 0; i < embedded.module_count; ++i) {
       if (v.name != embedded.modules[i].variant) continue;
@@ -170,8 +206,10 @@ const Family::Integrity& Family::integrity() const {
     for (std::size_t i = 0; i < manifest_.variants.size(); ++i) {
       const Variant& v = manifest_.variants[i];
       std::string& spirv = in.damage[i][static_cast<std::size_t>(Tier::SpirV)];
-      spirv = spirv_header_problem(modules_[i], v);
-      if (spirv.empty()) spirv = hash_problem(modules_[i], v.sha256, "module");
+      if (!manifest_.leaves_out("spirv")) {
+        spirv = spirv_header_problem(modules_[i], v);
+        if (spirv.empty()) spirv = hash_problem(modules_[i], v.sha256, "module");
+      }
       std::string& ptx = in.damage[i][static_cast<std::size_t>(Tier::Ptx)];
       if (v.ptx) ptx = hash_problem(ptx_[i], v.ptx->sha256, "PTX");
       in.damage[i][static_cast<std::size_t>(Tier::Source)] = source_problem;

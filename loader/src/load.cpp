@@ -168,12 +168,8 @@ class CandidateLoad {
 
  private:
   bool remembered_build_failure(std::string* failure) const {
-    const std::optional<RememberedOutcome> before = store_.outcome(key_);
-    if (!before || before->kind != RememberedOutcome::Kind::Build || before->verdict.empty())
-      return false;
-    *failure = "failed to build on this device and driver before (remembered since " +
-               before->date + "; not tried again): " + before->verdict;
-    return true;
+    *failure = detail::remembered_build_failure(store_, key_);
+    return !failure->empty();
   }
 
   // The program, from this process, the program cache (a binary the driver
@@ -613,10 +609,8 @@ Plan ranked_plan(const Family& family, const DeviceCaps& caps, const LoadOptions
   return p;
 }
 
-namespace {
+namespace detail {
 
-// Named at every load of a damaged family, whatever tier this device takes:
-// a product that ships it damages every device it runs on.
 std::string damage_note(const Family& family) {
   const std::vector<std::string>& damaged = family.damaged();
   std::string note = "the bundle of " + family.manifest().family + " is damaged: " +
@@ -627,7 +621,24 @@ std::string damage_note(const Family& family) {
   return note;
 }
 
-}  // namespace
+std::string remembered_build_failure(const Store& store, const BuildKey& key) {
+  const std::optional<RememberedOutcome> before = store.outcome(key);
+  if (!before || before->kind != RememberedOutcome::Kind::Build || before->verdict.empty()) {
+    return "";
+  }
+  return "failed to build on this device and driver before (remembered since " + before->date +
+         "; not tried again): " + before->verdict;
+}
+
+std::vector<std::string> quirk_lines(const DeviceCaps& caps) {
+  std::vector<std::string> out;
+  for (const DriverQuirk& q : driver_quirks(caps)) {
+    out.push_back(q.id + " (" + q.versions + "): " + q.breaks + "; " + q.fatcl_does);
+  }
+  return out;
+}
+
+}  // namespace detail
 
 LoadedKernel load(const cl::Context& context, const cl::Device& device, const Family& family,
                   const LoadOptions& options) {
@@ -640,10 +651,8 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
   Plan p = ranked_plan(family, caps, options, &explanation.ranking, &explanation.tuning, &entry);
   explanation.device = caps.summary();
   std::vector<std::string> notes = detail::environment_notes();
-  if (!family.damaged().empty()) notes.push_back(damage_note(family));
-  for (const DriverQuirk& q : driver_quirks(caps)) {
-    explanation.quirks.push_back(q.id + " (" + q.versions + "): " + q.breaks + "; " + q.fatcl_does);
-  }
+  if (!family.damaged().empty()) notes.push_back(detail::damage_note(family));
+  explanation.quirks = detail::quirk_lines(caps);
   std::vector<Step> failed;
   for (std::size_t i = 0; i < p.chain.size(); ++i) {
     const Candidate& c = p.chain[i];
@@ -677,11 +686,21 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
     // Say first what a user of a NO_SOURCE product must know.
     why +=
         ": the OpenCL C source was left out on purpose (NO_SOURCE), and no precompiled "
-        "tier loads (tried: SPIR-V";
+        "tier loads (";
+    const Manifest& m = family.manifest();
     std::string reason;
-    if (!caps.accepts_spirv("1.0", &reason)) why += ", which this device does not take: " + reason;
-    why += "; PTX";
-    if (!caps.is_nvidia()) why += ", which only NVIDIA's OpenCL takes";
+    if (m.leaves_out("spirv")) {
+      why += "SPIR-V: left out on purpose (TIERS)";
+    } else if (!caps.accepts_spirv("1.0", &reason)) {
+      why += "tried: SPIR-V, which this device does not take: " + reason;
+    } else {
+      why += "tried: SPIR-V";
+    }
+    if (m.leaves_out("ptx")) {
+      why += "; PTX: left out on purpose (TIERS)";
+    } else {
+      why += caps.is_nvidia() ? "; PTX" : "; PTX, which only NVIDIA's OpenCL takes";
+    }
     why += ")";
   }
   const std::string said = why + ":\n" + explanation.to_string(Explanation::Detail::EveryStep);

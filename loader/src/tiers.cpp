@@ -40,7 +40,11 @@ using CreateWithILKHR = cl_program(CL_API_CALL*)(cl_context, const void*, std::s
 class SpirVTier final : public TierStrategy {
  public:
   Tier tier() const override { return Tier::SpirV; }
-  std::string refusal(const Manifest&, const Variant& v, const DeviceCaps& caps) const override {
+  std::string refusal(const Manifest& manifest, const Variant& v,
+                      const DeviceCaps& caps) const override {
+    if (manifest.leaves_out("spirv")) {
+      return "the SPIR-V was left out of the bundle on purpose (TIERS without spirv)";
+    }
     std::string why;
     return caps.accepts_spirv(v.spirv_version, &why) ? "" : why;
   }
@@ -50,15 +54,20 @@ class SpirVTier final : public TierStrategy {
   std::string built(const Family&, const Variant& v, const std::string&) const override {
     return v.sha256;
   }
+  std::string handed(const Family& family, const Variant& v, const DeviceCaps& caps,
+                     const std::string&) const override {
+    return "SPIR-V " + v.spirv_version + " module (" + std::to_string(family.spirv(v.name).size()) +
+           " B) through " + (caps.il_is_core() ? "clCreateProgramWithIL" : "clCreateProgramWithILKHR");
+  }
   cl_program create(const cl::Context& context, const cl::Device& device, const DeviceCaps& caps,
-                    const Family& family, const Variant& v, const std::string&, std::string* how,
-                    std::string* failure) const override {
+                    const Family& family, const Variant& v, const std::string& options,
+                    std::string* how, std::string* failure) const override {
     const std::string_view il = family.spirv(v.name);
+    const char* call = caps.il_is_core() ? "clCreateProgramWithIL" : "clCreateProgramWithILKHR";
     cl_int err = CL_SUCCESS;
     cl_program raw = nullptr;
     if (caps.il_is_core()) {
       raw = clCreateProgramWithIL(context(), il.data(), il.size(), &err);
-      *how = "clCreateProgramWithIL";
     } else {
       cl_platform_id platform = nullptr;
       clGetDeviceInfo(device(), CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr);
@@ -69,15 +78,14 @@ class SpirVTier final : public TierStrategy {
         return nullptr;
       }
       raw = create(context(), il.data(), il.size(), &err);
-      *how = "clCreateProgramWithILKHR";
     }
     if (err != CL_SUCCESS || !raw) {
-      *failure = *how + " failed: " + cl_status_name(err) + " (" + std::to_string(err) + ")";
+      *failure = std::string(call) + " failed: " + cl_status_name(err) + " (" +
+                 std::to_string(err) + ")";
       if (raw) clReleaseProgram(raw);
       return nullptr;
     }
-    *how = "SPIR-V " + v.spirv_version + " module (" + std::to_string(il.size()) + " B) through " +
-           *how;
+    *how = handed(family, v, caps, options);
     return raw;
   }
 };
@@ -85,7 +93,11 @@ class SpirVTier final : public TierStrategy {
 class PtxTier final : public TierStrategy {
  public:
   Tier tier() const override { return Tier::Ptx; }
-  std::string refusal(const Manifest&, const Variant& v, const DeviceCaps& caps) const override {
+  std::string refusal(const Manifest& manifest, const Variant& v,
+                      const DeviceCaps& caps) const override {
+    if (manifest.leaves_out("ptx")) {
+      return "the PTX was left out of the bundle on purpose (TIERS without ptx)";
+    }
     if (!v.ptx) {
       return "the bundle has no PTX for this variant (built without llvm-link-15, opt-15, llc-15 "
              "and libclc-15)";
@@ -102,9 +114,14 @@ class PtxTier final : public TierStrategy {
   std::string built(const Family&, const Variant& v, const std::string&) const override {
     return v.ptx ? v.ptx->sha256 : "";
   }
-  cl_program create(const cl::Context& context, const cl::Device& device, const DeviceCaps&,
-                    const Family& family, const Variant& v, const std::string&, std::string* how,
-                    std::string* failure) const override {
+  std::string handed(const Family& family, const Variant& v, const DeviceCaps&,
+                     const std::string&) const override {
+    return "PTX " + v.ptx->ptx_version + " for " + v.ptx->target + " (" +
+           std::to_string(family.ptx(v.name).size()) + " B) through clCreateProgramWithBinary";
+  }
+  cl_program create(const cl::Context& context, const cl::Device& device, const DeviceCaps& caps,
+                    const Family& family, const Variant& v, const std::string& options,
+                    std::string* how, std::string* failure) const override {
     const std::string_view ptx = family.ptx(v.name);
     const unsigned char* bytes = reinterpret_cast<const unsigned char*>(ptx.data());
     const std::size_t size = ptx.size();
@@ -117,8 +134,7 @@ class PtxTier final : public TierStrategy {
       if (raw) clReleaseProgram(raw);
       return nullptr;
     }
-    *how = "PTX " + v.ptx->ptx_version + " for " + v.ptx->target + " (" + std::to_string(size) +
-           " B) through clCreateProgramWithBinary";
+    *how = handed(family, v, caps, options);
     return raw;
   }
 };
@@ -148,8 +164,12 @@ class SourceTier final : public TierStrategy {
     }
     return options;
   }
-  cl_program create(const cl::Context& context, const cl::Device&, const DeviceCaps&,
-                    const Family& family, const Variant&, const std::string& build_options,
+  std::string handed(const Family&, const Variant&, const DeviceCaps&,
+                     const std::string& build_options) const override {
+    return "OpenCL C source with \"" + build_options + "\"";
+  }
+  cl_program create(const cl::Context& context, const cl::Device&, const DeviceCaps& caps,
+                    const Family& family, const Variant& v, const std::string& build_options,
                     std::string* how, std::string* failure) const override {
     const std::string_view source = family.source();
     const char* text = source.data();
@@ -161,7 +181,7 @@ class SourceTier final : public TierStrategy {
       if (raw) clReleaseProgram(raw);
       return nullptr;
     }
-    *how = "OpenCL C source with \"" + build_options + "\"";
+    *how = handed(family, v, caps, build_options);
     return raw;
   }
 };

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "fatcl/loader.hpp"
+#include "fatcl/store.hpp"
 
 namespace fatcl::detail {
 
@@ -25,9 +26,14 @@ class TierStrategy {
   // Options for clBuildProgram.
   virtual std::string build_options(const Family& family, const Variant& variant,
                                     const DeviceCaps& caps) const;
+  // What is handed to the driver and through what, in words: "SPIR-V 1.4
+  // module (4212 B) through clCreateProgramWithIL"; the explanation's, on
+  // the device and offline (predict_load).
+  virtual std::string handed(const Family& family, const Variant& variant, const DeviceCaps& caps,
+                             const std::string& build_options) const = 0;
   // The program, not yet built (with `build_options`, from build_options()
-  // above); null with *failure set when the driver refuses it. *how says
-  // what was handed to the driver and through what. Only code that
+  // above); null with *failure set when the driver refuses it. *how gets
+  // handed(). Only code that
   // Family::damage passed gets here: ranked_plan() refuses the rest.
   virtual cl_program create(const cl::Context& context, const cl::Device& device,
                             const DeviceCaps& caps, const Family& family, const Variant& variant,
@@ -36,5 +42,12 @@ class TierStrategy {
 };
 
 const TierStrategy& strategy(Tier tier);
+
+// What load() and predict_load() say alike (loader/src/load.cpp): the note
+// on a damaged bundle; a build the store remembers as failed on the device
+// and driver of `key` ("" if none); each known driver quirk that applies.
+std::string damage_note(const Family& family);
+std::string remembered_build_failure(const Store& store, const BuildKey& key);
+std::vector<std::string> quirk_lines(const DeviceCaps& caps);
 
 }  // namespace fatcl::detail

@@ -10,6 +10,7 @@
 
 #include "error_of.hpp"
 #include "fatcl/error.hpp"
+#include "fatcl/loader.hpp"
 #include "temp_dir.hpp"
 #include "toolchain.hpp"
 
@@ -333,6 +334,64 @@ TEST(Compiler, PtxRouteRecordsAndEmbedsEachVariantsPtx) {
   // A record whose PTX does not match is refused.
   input.variants.front().ptx += "\n";
   EXPECT_NE(error_of([&] { write_bundle(input, out.path); }).find("the PTX of matmul_tiled_TILE16"),
+            std::string::npos);
+}
+
+// TIERS: a bundle that leaves precompiled tiers out embeds no code for them,
+// and says so; its SPIR-V is still written beside the manifest (validated),
+// its PTX is not; the family it embeds loads without them.
+TEST(Compiler, TiersLeftOutAreNotEmbeddedAndTheManifestSaysSo) {
+  REQUIRE_PTX_ROUTE();
+  CompiledVariant v = compile_variant(ptx_toolchain(), tiled(16));
+  TempDir out;
+  BundleInput input;
+  input.source = self_contained_source(kSourceDir / "kernels/matmul_tiled.cl", {});
+  input.variants.push_back(v);
+  input.tiers_left_out = {"spirv", "ptx"};
+  const Manifest m = write_bundle(input, out.path);
+  EXPECT_TRUE(m.leaves_out("spirv"));
+  EXPECT_TRUE(m.leaves_out("ptx"));
+  EXPECT_FALSE(m.leaves_out("source"));
+  EXPECT_FALSE(m.variants.front().ptx);
+  EXPECT_TRUE(fs::exists(out.path / "matmul_tiled_TILE16.spv"));
+  EXPECT_FALSE(fs::exists(out.path / "matmul_tiled_TILE16.ptx"));
+  const std::string cpp = read_text(out.path / "matmul_tiled.embed.cpp");
+  EXPECT_EQ(cpp.find("kModule0"), std::string::npos);
+  EXPECT_EQ(cpp.find("kPtx"), std::string::npos);
+  EXPECT_NE(cpp.find("\"tiers_left_out\": [\n    \"ptx\",\n    \"spirv\"\n  ]"),
+            std::string::npos);
+  EXPECT_TRUE(validate_paths({out.path}).ok()) << validate_paths({out.path}).to_text();
+  const InspectReport inspected = inspect_paths({out.path});
+  ASSERT_EQ(inspected.families.size(), 1u);
+  EXPECT_TRUE(inspected.ok()) << inspected.to_text();
+  EXPECT_NE(inspected.to_text().find("left out of the product on purpose (TIERS)"),
+            std::string::npos)
+      << inspected.to_text();
+  EXPECT_NE(inspected.to_text().find("ptx: left out on purpose (TIERS)"), std::string::npos);
+  EXPECT_EQ(inspected.families[0].tier_bytes.count("spirv"), 0u);
+  // Read back as a product embeds it: no modules, and the loader's plan
+  // offers only the source, saying why not the rest.
+  const Family family(std::make_shared<const FamilyBytes>(inspected.families[0].bytes));
+  DeviceCaps caps;
+  caps.platform_name = "NVIDIA CUDA";
+  caps.device_version = "OpenCL 3.0 CUDA";
+  caps.cl_major = 3;
+  caps.cl_minor = 0;
+  caps.il_version = "SPIR-V_1.2";
+  caps.local_mem_bytes = 48 * 1024;
+  caps.max_work_group_size = 1024;
+  caps.max_work_item_sizes = {1024, 1024, 64};
+  const Plan p = plan(family.manifest(), caps);
+  ASSERT_EQ(p.chain.size(), 1u);
+  EXPECT_EQ(p.chain[0].tier, Tier::Source);
+  std::string reasons;
+  for (const Step& s : p.rejected) reasons += s.reason + "\n";
+  EXPECT_NE(reasons.find("the SPIR-V was left out of the bundle on purpose"), std::string::npos);
+  EXPECT_NE(reasons.find("the PTX was left out of the bundle on purpose"), std::string::npos);
+  EXPECT_TRUE(family.damaged().empty());
+  input.tiers_left_out = {"source"};
+  EXPECT_NE(error_of([&] { write_bundle(input, out.path); })
+                .find("\"source\" is not a precompiled tier to leave out"),
             std::string::npos);
 }
 

@@ -38,6 +38,25 @@ TEST(Manifest, BadInputNamesTheCause) {
   EXPECT_NE(message.find("local_mem_bytes"), std::string::npos) << message;
 }
 
+// A module's __local memory in all (what Oclgrind gives each kernel) is
+// kept, and can be no less than the kernel's own.
+TEST(Manifest, ProgramLocalMemoryIsKeptAndChecked) {
+  Manifest m = test::tiled_manifest({8});
+  m.variants[0].program_local_mem_bytes = 1152;
+  const std::string text = m.dump();
+  EXPECT_EQ(Manifest::parse(text).variants[0].program_local_mem_bytes, 1152u);
+  EXPECT_EQ(Manifest::parse(test::tiled_manifest({8}).dump()).variants[0].program_local_mem_bytes,
+            0u);  // not recorded
+  std::string less = text;
+  const std::string recorded = "\"program_local_mem_bytes\": 1152";
+  less.replace(less.find(recorded), recorded.size(), "\"program_local_mem_bytes\": 100");
+  const std::string message = error_of([&] { Manifest::parse(less); });
+  EXPECT_NE(message.find("\"program_local_mem_bytes\" is 100, less than the kernel's own "
+                         "local_mem_bytes 576"),
+            std::string::npos)
+      << message;
+}
+
 TEST(Manifest, UnknownVariantListsTheKnownOnes) {
   Manifest m = test::tiled_manifest({8, 16});
   std::string message = error_of([&] { m.variant("matmul_tiled_TILE64"); });

@@ -23,6 +23,8 @@
 #include <thread>
 
 #include "fatcl/bench.hpp"
+#include "fatcl/cache.hpp"
+#include "fatcl/offline.hpp"
 #include "fatcl/store.hpp"
 #include "matmul_tiled.hpp"
 #include "test_runtime.hpp"
@@ -1013,6 +1015,70 @@ TEST(Auto, ThreadsShareTheProgramsBuiltInTheProcess) {
   Matmul last(runtime().context, runtime().device, o);
   EXPECT_EQ(last.loaded().origin, ProgramOrigin::Process);
   EXPECT_LE(run_and_compare(last, {21, 34, 55}), kMatmulTolerance);
+}
+
+}  // namespace
+}  // namespace fatcl
+
+namespace fatcl {
+namespace {
+
+// The rejected steps of an explanation, as "variant [tier]: reason" lines.
+std::vector<std::string> rejected_steps(const Explanation& e) {
+  std::vector<std::string> out;
+  for (const Step& s : e.steps) {
+    if (s.outcome != Step::Outcome::Rejected) continue;
+    out.push_back(s.variant + " [" + (s.tier ? to_string(*s.tier) : "all") + "]: " + s.reason);
+  }
+  return out;
+}
+
+// The offline choice (fatcl validate --device) for this runtime's device,
+// from its description written and read back, and from a description fatcl
+// ships of the same device and driver where there is one, equals what
+// load() chooses here: variant, tier, ranking, tuning, quirks and every
+// rejection with its reason.
+TEST(Auto, OfflineChoiceFromTheDescriptionEqualsLoad) {
+  REQUIRE_RUNTIME();
+  const DeviceCaps caps = DeviceCaps::query(runtime().device);
+  std::vector<DeviceDescription> descriptions =
+      parse_device_descriptions(device_descriptions_json({caps}), "written here");
+  ASSERT_EQ(descriptions.size(), 1u);
+  EXPECT_EQ(descriptions[0].caps.summary(), caps.summary());
+  EXPECT_EQ(descriptions[0].caps.key(), caps.key());
+  EXPECT_TRUE(same_hardware(descriptions[0].caps.profile(), caps.profile()));
+  // FATCL_TEST_DEVICES: another folder of descriptions (where the tests run
+  // away from the source tree).
+  const std::string folder = env("FATCL_TEST_DEVICES").empty()
+                                 ? std::string(FATCL_SOURCE_DIR) + "/devices"
+                                 : env("FATCL_TEST_DEVICES");
+  std::error_code ec;
+  for (const auto& file : std::filesystem::directory_iterator(folder, ec)) {
+    for (DeviceDescription& d : read_device_descriptions(file.path().string())) {
+      if (d.caps.key() == caps.key()) descriptions.push_back(std::move(d));
+    }
+  }
+  std::cout << "compared with " << descriptions.size() - 1
+            << " shipped description(s) of this device and driver\n";
+  for (MatmulKernel k : matmul_kernels()) {
+    const Family& family = matmul_family(k);
+    LoadOptions o;
+    o.store = std::make_shared<Store>();
+    o.cache = std::make_shared<ProgramCache>();
+    const LoadedKernel loaded = load(runtime().context, runtime().device, family, o);
+    const std::string on_device = loaded.explanation.to_string(Explanation::Detail::EveryStep);
+    for (const DeviceDescription& d : descriptions) {
+      const OfflineChoice predicted = predict_load(family, d.caps, o);
+      const std::string offline = predicted.explanation.to_string(Explanation::Detail::EveryStep);
+      const std::string both = d.origin + "\noffline:\n" + offline + "on the device:\n" + on_device;
+      EXPECT_EQ(predicted.variant, loaded.variant.name) << both;
+      EXPECT_EQ(predicted.tier, std::optional<Tier>(loaded.tier)) << both;
+      EXPECT_EQ(predicted.explanation.ranking, loaded.explanation.ranking) << both;
+      EXPECT_EQ(predicted.explanation.tuning, loaded.explanation.tuning) << both;
+      EXPECT_EQ(predicted.explanation.quirks, loaded.explanation.quirks) << both;
+      EXPECT_EQ(rejected_steps(predicted.explanation), rejected_steps(loaded.explanation)) << both;
+    }
+  }
 }
 
 }  // namespace

@@ -1,36 +1,16 @@
 // fatcl devices: the OpenCL platforms and devices, with what fatcl reads off
-// each (DeviceCaps).
+// each (DeviceCaps); --json writes their descriptions (fatcl/offline.hpp).
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "fatcl/loader.hpp"
+#include "fatcl/offline.hpp"
 #include "verbs.hpp"
 
 namespace fatcl::tool {
 
 namespace {
-
-nlohmann::json caps_json(const DeviceCaps& c) {
-  std::string why;
-  const bool spirv = c.accepts_spirv("1.0", &why);
-  return {{"name", c.device_name},
-          {"device_version", c.device_version},
-          {"driver_version", c.driver_version},
-          {"il_version", c.il_version},
-          {"cl_khr_il_program", c.khr_il_program},
-          {"vendor", c.vendor},
-          {"type", c.is_gpu() ? "gpu" : "cpu"},
-          {"isa", c.isa},
-          {"compute_units", c.compute_units},
-          {"max_clock_mhz", c.max_clock_mhz},
-          {"native_float_width", c.native_float_width},
-          {"local_mem_bytes", c.local_mem_bytes},
-          {"max_work_group_size", c.max_work_group_size},
-          {"max_work_item_sizes", c.max_work_item_sizes},
-          {"takes_spirv_1_0", spirv},
-          {"spirv_reason", why}};
-}
 
 nlohmann::json icds_json(const IcdSearch& search) {
   nlohmann::json icds = nlohmann::json::array();
@@ -57,10 +37,9 @@ int list_devices(bool json) {
     if (e.cl_code() != CL_PLATFORM_NOT_FOUND_KHR) throw;
     found = false;
   }
-  nlohmann::json out = nlohmann::json::array();
+  std::vector<DeviceCaps> described;
   for (std::size_t p = 0; p < platforms.size(); ++p) {
     const PlatformDevices& pd = platforms[p];
-    nlohmann::json devices = nlohmann::json::array();
     if (!json) {
       std::printf("platform %zu: %s (%zu device%s)\n", p, pd.name.c_str(), pd.devices.size(),
                   pd.devices.size() == 1 ? "" : "s");
@@ -68,16 +47,15 @@ int list_devices(bool json) {
     for (std::size_t d = 0; d < pd.devices.size(); ++d) {
       const DeviceCaps caps = DeviceCaps::query(pd.devices[d]);
       if (json) {
-        devices.push_back(caps_json(caps));
+        described.push_back(caps);
       } else {
         std::printf("  device %zu: %s\n", d, caps.summary().c_str());
       }
     }
-    out.push_back({{"platform", pd.name}, {"devices", devices}});
   }
   if (json) {
-    const nlohmann::json doc = {{"icd_search", icds_json(search)}, {"platforms", out}};
-    std::printf("%s\n", doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    const nlohmann::json extra = {{"icd_search", icds_json(search)}};
+    std::fputs(device_descriptions_json(described, extra.dump()).c_str(), stdout);
   }
   if (!found) std::fprintf(stderr, "fatcl devices: no OpenCL platform found\n");
   return found ? 0 : 1;
@@ -89,7 +67,9 @@ VerbRun add_devices(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   CLI::App* cmd =
       app.add_subcommand("devices", "list OpenCL platforms and devices as fatcl sees them");
-  cmd->add_flag("--json", *json, "print them as JSON");
+  cmd->add_flag("--json", *json,
+                "print each device's description: what the loader reads off it, in the format "
+                "`fatcl validate --device` reads (\"format\": \"fatcl-devices\", version 1)");
   return [json] { return list_devices(*json); };
 }
 

@@ -1,40 +1,201 @@
 // fatcl validate PATH...: offline validation of kernel bundles for a user's
-// CI (fatcl::validate_paths does the work).
+// CI (fatcl::validate_paths does the work); with --device, the loader's
+// choice on each described device as well (fatcl::check_devices).
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "fatcl/compiler.hpp"
+#include "fatcl/gemm.hpp"
+#include "fatcl/matmul.hpp"
+#include "fatcl/offline.hpp"
+#include "fatcl/store.hpp"
 #include "verbs.hpp"
 
 namespace fatcl::tool {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+  std::vector<fs::path> paths;
+  bool json = false;
+  std::string barriers = "refuse";
+  std::vector<std::string> devices;
+  bool bundled = false;
+  std::vector<std::string> source_ok;
+  std::string problem;
+  std::string form;
+  std::vector<std::string> tuning;
+  bool explain = false;
+};
+
+// "1024x1024x512" or "1024,1024,512" -> sizes.
+std::vector<std::size_t> parse_problem(const std::string& text) {
+  std::vector<std::size_t> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t end = text.find_first_of("x,", at);
+    const std::string part = text.substr(at, end == std::string::npos ? end : end - at);
+    const std::optional<std::uint64_t> n = parse_whole_number(part, 1, 1ull << 40);
+    if (!n) {
+      throw Error("--problem \"" + text.substr(0, 60) + "\": \"" + part.substr(0, 20) +
+                  "\" is not a size from 1 to 2^40 (sizes look like 1024x1024x512)");
+    }
+    out.push_back(static_cast<std::size_t>(*n));
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return out;
+}
+
+// A bundle folder or manifest: its modules are validated as well.
+bool is_bundle(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec) || p.filename() == "manifest.json";
+}
+
+int run_validate(const Options& o) {
+  using json = nlohmann::json;
+  if (o.devices.empty()) {
+    if (o.bundled || !o.source_ok.empty() || !o.problem.empty() || !o.tuning.empty() ||
+        o.explain || !o.form.empty()) {
+      throw Error("--bundled, --source-ok, --problem, --form, --tuning and --explain go with "
+                  "--device (the devices to predict the choice for)");
+    }
+    if (o.paths.empty()) throw Error("name bundle folders, manifest.json files or SPIR-V modules");
+    const ValidationReport report = validate_paths(o.paths, parse_barrier_check(o.barriers));
+    std::fputs((o.json ? report.to_json() : report.to_text()).c_str(), stdout);
+    return report.ok() ? 0 : 1;
+  }
+  if (o.paths.empty() && !o.bundled) {
+    throw Error("--device: name the families to check (bundle folders, manifest.json files, "
+                "programs or libraries that embed families) or --bundled for fatcl's own");
+  }
+  std::vector<DeviceDescription> devices;
+  for (const std::string& d : o.devices) {
+    for (DeviceDescription& desc : read_device_descriptions(d)) devices.push_back(std::move(desc));
+  }
+  // The bundles' modules, as without --device.
+  std::vector<fs::path> bundles, modules, binaries;
+  for (const fs::path& p : o.paths) {
+    if (is_bundle(p)) {
+      bundles.push_back(p);
+      modules.push_back(p);
+    } else if (p.extension() == ".spv") {
+      modules.push_back(p);
+    } else {
+      binaries.push_back(p);
+    }
+  }
+  std::optional<ValidationReport> validation;
+  if (!modules.empty()) validation = validate_paths(modules, parse_barrier_check(o.barriers));
+  // The families: read off disk with the loader's defaults (the manifest's
+  // order; no trial launch), and fatcl's own with their descriptions.
+  std::vector<std::string> read_problems;
+  std::vector<Family> read;
+  std::vector<fs::path> to_read = bundles;
+  to_read.insert(to_read.end(), binaries.begin(), binaries.end());
+  if (!to_read.empty()) {
+    InspectReport found = inspect_paths(to_read);
+    read_problems = found.problems;
+    for (InspectedFamily& f : found.families) {
+      for (const std::string& p : f.problems) {
+        read_problems.push_back(f.manifest.family + " in " + f.origin + ": " + p);
+      }
+      if (!f.problems.empty()) continue;
+      try {
+        read.emplace_back(std::make_shared<const FamilyBytes>(std::move(f.bytes)));
+      } catch (const Error& e) {
+        read_problems.push_back(f.origin + ": " + e.what());
+      }
+    }
+  }
+  std::vector<const Family*> families;
+  for (const Family& f : read) families.push_back(&f);
+  if (o.bundled) {
+    for (MatmulKernel k : matmul_kernels()) families.push_back(&matmul_family(k));
+    for (int bits : {16, 32, 64}) {
+      families.push_back(&gemm_family(bits));
+      families.push_back(&gemm_naive_family(bits));
+    }
+  }
+  DeviceCheckOptions options;
+  options.source_ok = o.source_ok;
+  if (!o.problem.empty()) options.load.problem = parse_problem(o.problem);
+  options.load.form = o.form;
+  auto store = std::make_shared<Store>();
+  for (const std::string& t : o.tuning) {
+    if (std::error_code ec; !fs::is_regular_file(t, ec)) {
+      throw Error("--tuning " + t + ": no such file");
+    }
+    store->add_layer(t);
+  }
+  for (const std::string& n : store->layer_notes()) read_problems.push_back("--tuning: " + n);
+  options.load.store = store;
+  const DeviceCheckReport report = check_devices(families, devices, options);
+  const bool ok = report.ok() && read_problems.empty() && (!validation || validation->ok());
+  if (o.json) {
+    json doc = {{"ok", ok},
+                {"devices", json::parse(report.to_json())},
+                {"problems", read_problems},
+                {"validation", validation ? json::parse(validation->to_json()) : json(nullptr)}};
+    std::printf("%s\n", doc.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+  } else {
+    if (validation) std::fputs(validation->to_text().c_str(), stdout);
+    std::fputs(report.to_text(o.explain).c_str(), stdout);
+    for (const std::string& p : read_problems) std::printf("problem: %s\n", p.c_str());
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
 VerbRun add_validate(CLI::App& app) {
-  struct Options {
-    std::vector<std::filesystem::path> paths;
-    bool json = false;
-    std::string barriers = "refuse";
-  };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
       "validate",
       "check bundles offline: every SPIR-V module with SPIRV-Tools under the environment its "
       "manifest declares, and every manifest entry against its module (size, SHA-256, entry "
       "point, work-group size, local memory, SPIR-V version, capabilities), and no barrier "
-      "that only some work-items may reach; one line per problem, exit status 1 on any");
-  cmd->add_option("paths", o->paths, "bundle folders, manifest.json files or SPIR-V modules")
-      ->required();
+      "that only some work-items may reach; with --device, which variant and tier the loader "
+      "would choose on each described device, computed without the device; one line per "
+      "problem, exit status 1 on any");
+  cmd->add_option("paths", o->paths,
+                  "bundle folders, manifest.json files or SPIR-V modules; with --device also "
+                  "programs and libraries that embed families");
   cmd->add_flag("--json", o->json, "print the report as JSON");
   cmd->add_option("--barrier-check", o->barriers,
                   "a barrier only some work-items of a group may reach (under control flow that "
                   "depends on the work-item): a problem (refuse, the default), a warning (warn) "
                   "or not looked for (off)")
       ->check(CLI::IsMember({"refuse", "warn", "off"}));
-  return [o] {
-    const ValidationReport report = validate_paths(o->paths, parse_barrier_check(o->barriers));
-    std::fputs((o->json ? report.to_json() : report.to_text()).c_str(), stdout);
-    return report.ok() ? 0 : 1;
-  };
+  cmd->add_option("--device", o->devices,
+                  "a device description (`fatcl devices --json` writes one; fatcl installs those "
+                  "of the devices it was measured on in share/fatcl/devices): predict the "
+                  "loader's choice of each family on each device it describes; a device that "
+                  "would get no precompiled tier is a problem; repeat for more")
+      ->allow_extra_args(false);
+  cmd->add_flag("--bundled", o->bundled,
+                "with --device: check fatcl's own families too, with their rankings and shipped "
+                "tuning");
+  cmd->add_option("--source-ok", o->source_ok,
+                  "with --device: a device where building the OpenCL C source is acceptable (a "
+                  "substring of \"PLATFORM / DEVICE NAME\", or * for all); repeat for more")
+      ->allow_extra_args(false);
+  cmd->add_option("--problem", o->problem,
+                  "with --device: the problem's sizes the product loads for (e.g. 1024x1024x512), "
+                  "as LoadOptions::problem; default: none (the largest problem tuned)");
+  cmd->add_option("--form", o->form, "with --device: the problem's form (LoadOptions::form)");
+  cmd->add_option("--tuning", o->tuning,
+                  "with --device: a tuning store file whose entries rank as the product's store "
+                  "would (default: only the families' shipped entries); repeat for more layers")
+      ->allow_extra_args(false);
+  cmd->add_flag("--explain", o->explain,
+                "with --device: print each choice's explanation, as load() gives it");
+  return [o] { return run_validate(*o); };
 }
 
 }  // namespace fatcl::tool

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "fatcl/embedded.hpp"
 #include "fatcl/manifest.hpp"
 
 namespace fatcl {
@@ -183,6 +184,9 @@ struct BundleInput {
   std::string source;                     // self-contained OpenCL C
   std::string cpp_namespace = "fatcl_kernels";
   bool embed_source = true;  // false (NO_SOURCE): no OpenCL C in the bundle
+  // Precompiled tiers not embedded ("spirv", "ptx"; TIERS): the SPIR-V is
+  // still written beside the manifest and validated, the PTX is dropped.
+  std::vector<std::string> tiers_left_out;
 };
 Manifest write_bundle(const BundleInput& input, const std::filesystem::path& out_dir);
 
@@ -196,12 +200,19 @@ struct FamilyRequest {
   std::string cpp_namespace = "fatcl_kernels";
   unsigned jobs = 0;
   bool embed_source = true;  // false (NO_SOURCE): no OpenCL C in the bundle
+  std::vector<std::string> tiers_left_out;  // as BundleInput's
 };
 struct CompiledFamily {
   Manifest manifest;
   std::vector<std::filesystem::path> inputs;  // source and headers read
   std::size_t dropped = 0;                    // grid points the constraints removed
   std::vector<std::string> warnings;          // "variant <name>: ...", from each variant
+  // What the product embeds, per tier ("spirv", "ptx", "source"); a tier
+  // left out has none.
+  std::map<std::string, std::size_t> embedded_bytes;
+  // "embedded: spirv 120.0 KiB, ptx 410.2 KiB, source 12.3 KiB (544.5 KiB);
+  // left out on purpose: ptx"
+  std::string size_report() const;
 };
 CompiledFamily compile_family(const Toolchain& toolchain, const FamilyRequest& request,
                               const std::filesystem::path& out_dir);
@@ -253,6 +264,7 @@ struct InspectedTier {
   std::string sha256;
   std::string what;     // version, target, capabilities, ptxas's report
   std::string problem;  // "" if present and matching its record
+  bool left_out = false;  // not embedded on purpose (TIERS): not looked for
 };
 struct InspectedVariant {
   std::string name;
@@ -265,6 +277,8 @@ struct InspectedFamily {
   std::size_t source_bytes = 0;
   std::map<std::string, std::size_t> tier_bytes;  // "spirv", "ptx", "source" -> bytes
   std::vector<std::string> problems;
+  // What was found, for a fatcl::Family to read (fatcl validate --device).
+  FamilyBytes bytes;
 };
 struct InspectReport {
   std::vector<InspectedFamily> families;

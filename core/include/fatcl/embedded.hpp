@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace fatcl {
 
@@ -24,6 +27,16 @@ struct EmbeddedFamily {
   // PTX text per variant that has one (NVIDIA); none: nullptr, 0.
   const EmbeddedModule* ptx_modules = nullptr;
   std::size_t ptx_module_count = 0;
+};
+
+// A family's bytes read from a bundle folder or found in a binary (fatcl
+// inspect, fatcl validate --device): owned copies of what an EmbeddedFamily
+// points to. fatcl::Family reads them as it reads an embedded family.
+struct FamilyBytes {
+  std::string manifest_json;
+  std::string source;  // "" where the bundle carries none (NO_SOURCE)
+  std::vector<std::pair<std::string, std::string>> spirv;  // variant, module
+  std::vector<std::pair<std::string, std::string>> ptx;    // variant, PTX text
 };
 
 }  // namespace fatcl

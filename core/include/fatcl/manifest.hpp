@@ -79,6 +79,11 @@ struct Manifest {
   std::string source_sha256;  // of the (self-contained) source compiled
   // false: the bundle embeds no OpenCL C (NO_SOURCE): precompiled tiers only.
   bool source_embedded = true;
+  // The precompiled tiers the product chose not to embed ("ptx", "spirv";
+  // fatcl_add_kernel_variants' TIERS): their modules are still built and
+  // validated, and the manifest keeps their records, but the embedded
+  // family carries no code for them.
+  std::vector<std::string> tiers_left_out;
   std::string language;                          // "CL1.2": the -cl-std the variants use
   std::vector<std::string> compile_flags;        // clang flags, no -D
   std::map<std::string, std::string> toolchain;  // tool -> version line
@@ -90,6 +95,8 @@ struct Manifest {
   static Manifest parse(std::string_view json);
   // Deterministic JSON text (sorted keys, two-space indent, final newline).
   std::string dump() const;
+  // Whether the bundle leaves out the tier "spirv", "ptx" or "source" on purpose.
+  bool leaves_out(std::string_view tier) const;
   // The variant of that name; throws fatcl::Error if there is none.
   const Variant& variant(std::string_view name) const;
 };

@@ -109,6 +109,9 @@ class Family {
   // fatcl::Error if the manifest is malformed or a module is missing or has
   // another size than the manifest says.
   explicit Family(const EmbeddedFamily& embedded, FamilyDescription description = {});
+  // The same from bytes read off disk (a bundle folder, a product binary),
+  // which the family keeps alive.
+  explicit Family(std::shared_ptr<const FamilyBytes> bytes, FamilyDescription description = {});
 
   const Manifest& manifest() const { return manifest_; }
   const FamilyDescription& description() const { return description_; }
@@ -143,6 +146,7 @@ class Family {
   std::vector<std::string_view> modules_;  // in manifest order
   std::vector<std::string_view> ptx_;      // in manifest order; empty: none
   std::shared_ptr<Integrity> integrity_;   // checked at first use, shared by copies
+  std::shared_ptr<const FamilyBytes> owned_;  // the bytes read from disk, if any
 };
 
 }  // namespace fatcl

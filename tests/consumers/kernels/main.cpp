@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "saxpy.hpp"
+#include "saxpy_lean.hpp"
 #include "saxpy_sealed.hpp"
 
 namespace {
@@ -191,6 +192,32 @@ bool run_sealed(const cl::Context& context, const cl::Device& device,
   }
 }
 
+// The SPIR-V-only family (TIERS spirv): it loads from its module where the
+// device takes SPIR-V; elsewhere loading fails saying that the source and
+// the PTX were left out on purpose, and the explanation says so per tier.
+bool run_lean(const cl::Context& context, const cl::Device& device,
+              const cl::CommandQueue& queue) {
+  const fatcl::Family family(fatcl_kernels::saxpy_lean());
+  const fatcl::Manifest& m = family.manifest();
+  if (!m.leaves_out("ptx") || !m.leaves_out("source") || m.leaves_out("spirv") ||
+      m.variants.front().ptx) {
+    std::cout << "saxpy_lean: the manifest does not say TIERS spirv\n";
+    return false;
+  }
+  const bool spirv = fatcl::DeviceCaps::query(device).accepts_spirv("1.0");
+  try {
+    const fatcl::LoadedKernel k = fatcl::load(context, device, family);
+    const std::string text = k.explanation.to_string();
+    return spirv && k.tier == fatcl::Tier::SpirV &&
+           text.find("the PTX was left out of the bundle on purpose") != std::string::npos &&
+           compute_saxpy(context, queue, k, "saxpy_lean");
+  } catch (const fatcl::Error& e) {
+    const std::string what = e.what();
+    std::cout << "saxpy_lean: " << what.substr(0, what.find('\n')) << "\n";
+    return !spirv && what.find("PTX: left out on purpose (TIERS)") != std::string::npos;
+  }
+}
+
 bool run_matmul(const cl::Context& context, const cl::Device& device,
                 const cl::CommandQueue& queue) {
   const fatcl::Matmul matmul(context, device);
@@ -219,7 +246,8 @@ int main(int argc, char** argv) {
     const cl::CommandQueue queue(context, device);
     const bool ok = run_saxpy(context, device, queue, tier) &&
                     run_saxpy_measured(context, device, queue) &&
-                    run_sealed(context, device, queue) && run_matmul(context, device, queue);
+                    run_sealed(context, device, queue) && run_lean(context, device, queue) &&
+                    run_matmul(context, device, queue);
     std::cout << (ok ? "consumer OK" : "consumer FAILED") << "\n";
     return ok ? 0 : 1;
   } catch (const fatcl::Error& e) {
