@@ -26,6 +26,9 @@
 #include <thread>
 #include <vector>
 
+#include "fatcl/cache.hpp"
+#include "fatcl/offline.hpp"
+#include "fatcl/store.hpp"
 #include "test_runtime.hpp"
 
 namespace fatcl {
@@ -673,6 +676,43 @@ TEST(Gemm, BadArgumentsGetCLBlastsStatusAndACause) {
                                c(), &zero, 7, 0, &q),
             StatusCode::kInvalidBatchCount);
   EXPECT_STREQ(to_string(StatusCode::kInsufficientMemoryTemp), "kInsufficientMemoryTemp");
+}
+
+}  // namespace
+}  // namespace fatcl
+
+namespace fatcl {
+namespace {
+
+// The offline choice (fatcl validate --device) from this device's
+// description, written and read back, equals what load() chooses for each
+// precision's GEMM families (on the slow runtimes single precision only:
+// each build there costs 20-100 s on a Zen 1, and the matmul families'
+// test checks the same logic on them).
+TEST(Gemm, OfflineChoiceFromTheDescriptionEqualsLoad) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
+  const std::vector<DeviceDescription> d =
+      parse_device_descriptions(device_descriptions_json({caps}), "written here");
+  ASSERT_EQ(d.size(), 1u);
+  std::vector<int> bits = slow() ? std::vector<int>{32} : precisions();
+  for (int b : bits) {
+    for (const Family* family : {&gemm_family(b), &gemm_naive_family(b)}) {
+      LoadOptions o;
+      o.store = std::make_shared<Store>();
+      o.cache = std::make_shared<ProgramCache>();
+      const LoadedKernel loaded = load(runtime().cl.context, runtime().cl.device, *family, o);
+      const OfflineChoice predicted = predict_load(*family, d[0].caps, o);
+      const std::string both =
+          "offline:\n" + predicted.explanation.to_string() + "on the device:\n" +
+          loaded.explanation.to_string();
+      EXPECT_EQ(predicted.variant, loaded.variant.name) << both;
+      EXPECT_EQ(predicted.tier, std::optional<Tier>(loaded.tier)) << both;
+      EXPECT_EQ(predicted.explanation.ranking, loaded.explanation.ranking) << both;
+      EXPECT_EQ(predicted.explanation.tuning, loaded.explanation.tuning) << both;
+      EXPECT_EQ(predicted.explanation.quirks, loaded.explanation.quirks) << both;
+    }
+  }
 }
 
 }  // namespace
