@@ -31,11 +31,13 @@ cmake -S . -B "$asan" "${common[@]}" -DFATCL_INSTALL=ON -DFATCL_FUZZ=ON -DFATCL_
 # (everything: the consumers install this build)
 cmake --build "$asan" -j "$jobs" >"$asan/build.log" 2>&1 || { tail -n 40 "$asan/build.log"; exit 1; }
 say "built; testing"
-# Drivers (PoCL's LLVM) keep memory to the end of the process: leaks are
-# checked where no driver is loaded (unit tests, fuzzers), not in runtime tests.
+# LeakSanitizer is on everywhere: where a driver is loaded, what PoCL itself
+# keeps to the end of the process is suppressed (tests/lsan.supp); Intel's
+# runtime kept nothing in the bad-input suite.
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+lsan=(ASAN_OPTIONS=detect_leaks=1 "LSAN_OPTIONS=suppressions=$root/tests/lsan.supp")
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=1 ctest -j "$jobs" --output-on-failure -R '^unit\.|\.regressions$')
-(cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -L bad_input)
+(cd "$asan" && env "${lsan[@]}" ctest --output-on-failure -L bad_input)
 # Every OpenCL call of three checked GEMM calls (Matmul, Sgemm, Dgemm: the
 # loader, the matmul and GEMM entry points) failed in turn (tests/faults):
 # any ASan or UBSan report in a run fails the sweep. (The demo, tune and
@@ -44,13 +46,11 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # LeakSanitizer is on, PoCL's own keeping suppressed (tests/lsan.supp); where
 # an injected release failed, its object stays the driver's (the sweep
 # accepts leaks allocated by a driver then, and only then).
-(cd "$asan" && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$root/tests/lsan.supp" \
-   ctest --output-on-failure -R '^faults\.gemm-every-call$')
+(cd "$asan" && env "${lsan[@]}" ctest --output-on-failure -R '^faults\.gemm-every-call$')
 # The runtime tests on Debian's PoCL with LeakSanitizer on: what PoCL itself
 # keeps to the end of the process is suppressed (tests/lsan.supp), fatcl's
 # own leaks are not.
-(cd "$asan" && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$root/tests/lsan.supp" \
-   ctest --output-on-failure \
+(cd "$asan" && env "${lsan[@]}" ctest --output-on-failure \
    -R '^pocl\.(auto|gemm|gemm-c|matmul_naive\.source|matmul_tiled_TILE16\.source|matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1\.source)$')
 # The consumers that install this build and link it: find_package (its own
 # kernels compiled by the sanitized fatcl-compile, its program and fatcl
@@ -58,7 +58,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # fatcl::matmul only. (add_subdirectory and FetchContent compile fatcl's code
 # a second time, which this build already checks; they run in ./run.sh test.)
 say "consumers"
-(cd "$asan" && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure \
+(cd "$asan" && env "${lsan[@]}" ctest --output-on-failure \
    -R '^consumer\.(find-package|find-package\.on-pocl|find-package\.on-pocl-spirv|matmul-only)$')
 say "fuzzing, ${seconds} s per target, ${jobs} at a time"
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=1 ctest -j "$jobs" --output-on-failure -L fuzz)
