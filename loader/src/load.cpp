@@ -630,6 +630,22 @@ std::string remembered_build_failure(const Store& store, const BuildKey& key) {
          "; not tried again): " + before->verdict;
 }
 
+std::vector<Step> steps_of_choice(const Plan& p, std::size_t i, const std::string& reason,
+                                  const std::vector<Step>& failed) {
+  const Candidate& c = p.chain[i];
+  std::vector<Step> steps{{c.variant->name, c.tier, Step::Outcome::Chosen, reason}};
+  steps.insert(steps.end(), failed.begin(), failed.end());
+  for (std::size_t j = i + 1; j < p.chain.size(); ++j) {
+    const Candidate& rest = p.chain[j];
+    std::string why = rest.variant == c.variant
+                          ? std::string("the ") + to_string(c.tier) + " tier of this variant loaded"
+                          : "ranked below " + c.variant->name;
+    steps.push_back({rest.variant->name, rest.tier, Step::Outcome::Unneeded, why});
+  }
+  steps.insert(steps.end(), p.rejected.begin(), p.rejected.end());
+  return steps;
+}
+
 std::vector<std::string> quirk_lines(const DeviceCaps& caps) {
   std::vector<std::string> out;
   for (const DriverQuirk& q : driver_quirks(caps)) {
@@ -662,17 +678,7 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
       failed.push_back({c.variant->name, c.tier, Step::Outcome::Failed, a.failure});
       continue;
     }
-    std::vector<Step>& steps = explanation.steps;
-    steps.push_back({c.variant->name, c.tier, Step::Outcome::Chosen, a.success_note});
-    steps.insert(steps.end(), failed.begin(), failed.end());
-    for (std::size_t j = i + 1; j < p.chain.size(); ++j) {
-      const Candidate& rest = p.chain[j];
-      std::string why = rest.variant == c.variant ? std::string("the ") + to_string(c.tier) +
-                                                        " tier of this variant loaded"
-                                                  : "ranked below " + c.variant->name;
-      steps.push_back({rest.variant->name, rest.tier, Step::Outcome::Unneeded, why});
-    }
-    steps.insert(steps.end(), p.rejected.begin(), p.rejected.end());
+    explanation.steps = detail::steps_of_choice(p, i, a.success_note, failed);
     explanation.notes = notes;
     a.loaded.explanation = std::move(explanation);
     a.loaded.tuning_entry = std::move(entry);

@@ -73,17 +73,7 @@ OfflineChoice predict_load(const Family& family, const DeviceCaps& caps,
         reason += ", else the known quirk of this driver lets the device limit stand";
       }
     }
-    ex.steps.push_back({v.name, c.tier, Step::Outcome::Chosen, reason});
-    ex.steps.insert(ex.steps.end(), failed.begin(), failed.end());
-    for (std::size_t j = i + 1; j < p.chain.size(); ++j) {
-      const Candidate& rest = p.chain[j];
-      ex.steps.push_back({rest.variant->name, rest.tier, Step::Outcome::Unneeded,
-                          rest.variant == c.variant
-                              ? std::string("the ") + to_string(c.tier) +
-                                    " tier of this variant loaded"
-                              : "ranked below " + v.name});
-    }
-    ex.steps.insert(ex.steps.end(), p.rejected.begin(), p.rejected.end());
+    ex.steps = detail::steps_of_choice(p, i, reason, failed);
     return out;
   }
   ex.steps = failed;

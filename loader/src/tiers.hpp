@@ -49,5 +49,10 @@ const TierStrategy& strategy(Tier tier);
 std::string damage_note(const Family& family);
 std::string remembered_build_failure(const Store& store, const BuildKey& key);
 std::vector<std::string> quirk_lines(const DeviceCaps& caps);
+// The steps once chain candidate `i` is chosen for `reason`: it, the
+// candidates before it that failed, the rest not needed, then the plan's
+// rejections.
+std::vector<Step> steps_of_choice(const Plan& plan, std::size_t i, const std::string& reason,
+                                  const std::vector<Step>& failed);
 
 }  // namespace fatcl::detail
