@@ -50,7 +50,7 @@ TEST(Grid, ConstraintExpressions) {
   EXPECT_EQ(evaluate_constraint("X <= 11 || Y > 5", p), 0);
   EXPECT_NE(error_of([&] { evaluate_constraint("X % (Y - 5)", p); }).find("division by zero"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { evaluate_constraint("X * Z", p); }).find("unknown parameter Z"),
+  EXPECT_NE(error_of([&] { evaluate_constraint("X * Z", p); }).find("unknown name Z (known: X, Y"),
             std::string::npos);
   EXPECT_NE(error_of([&] { evaluate_constraint("(X + 1", p); }).find("missing ')'"),
             std::string::npos);
