@@ -20,12 +20,18 @@
 #                               default), warns, or is not looked for
 #     [NO_SOURCE]               embed no OpenCL C: the product runs only where a
 #                               precompiled tier loads, and says so where none does
-#     [TIERS <tier>...])        the tiers to embed, of spirv, ptx and source (default:
+#     [TIERS <tier>...]         the tiers to embed, of spirv, ptx and source (default:
 #                               all; ptx where its route is there): a tier left out
 #                               is still validated (spirv) or not built (ptx); the
 #                               manifest, the explanation and fatcl inspect say it
 #                               was left out on purpose. The build prints what the
 #                               product embeds per tier.
+#     [LAUNCH <file.json>])     how to launch the kernel: the problem's sizes, the
+#                               geometry and arguments as expressions over them and
+#                               the parameters, and each size's tile edge (format in
+#                               fatcl/launch_description.hpp); checked against every
+#                               variant and kept in the manifest, for `fatcl launch`
+#                               and `fatcl validate --oclgrind`
 #
 # The grid (the product of the PARAMs that meets every CONSTRAINT, plus the
 # POINTs), the variant names and the compilation are fatcl-compile's: one
@@ -46,10 +52,15 @@
 # (modules, source, parameters; not the tools' version lines), and the target
 # fatcl-regenerate rewrites it.
 #
-# fatcl_add_validation_test(<target> [NAME <test>]): a ctest test that runs
-# `fatcl validate` (or `fatcl-compile validate`) on every bundle added to
+# fatcl_add_validation_test(<target> [NAME <test>] [OCLGRIND]): a ctest test that
+# runs `fatcl validate` (or `fatcl-compile validate`) on every bundle added to
 # <target>: each module through SPIRV-Tools, each manifest entry against its
-# module. NAME defaults to <target>.fatcl-validate.
+# module. OCLGRIND (needs the fatcl command and oclgrind on PATH): each family
+# with a LAUNCH description also runs every variant at the tile edges of every
+# variant under Oclgrind, from its OpenCL C source; a data race, a divergent
+# barrier, an uninitialised value, an access out of bounds, or outputs that
+# differ between variants fails the test naming the launch. NAME defaults to
+# <target>.fatcl-validate.
 #
 # fatcl_add_device_check(<target> DEVICES <description>... [SOURCE_OK <device>...]
 #                        [PROBLEM <MxNxK>] [TUNING <store.json>...] [NAME <test>]):
@@ -101,7 +112,7 @@ function(fatcl_add_kernel_variants)
   set(param_args "")
   set(current "")
   set(keywords TARGET SOURCE FAMILY KERNEL INCLUDE_DIRS NAMESPACE COMMITTED CLANG_FLAGS CONSTRAINT
-               POINT NO_SOURCE BARRIER_CHECK TIERS)
+               POINT NO_SOURCE BARRIER_CHECK TIERS LAUNCH)
   macro(_fatcl_end_param)
     if(current MATCHES "^--param=.*=$")
       message(FATAL_ERROR "fatcl_add_kernel_variants: PARAM ${current} has no values")
@@ -128,7 +139,7 @@ function(fatcl_add_kernel_variants)
     endif()
   endforeach()
   _fatcl_end_param()
-  cmake_parse_arguments(F "NO_SOURCE" "TARGET;SOURCE;FAMILY;KERNEL;NAMESPACE;COMMITTED;BARRIER_CHECK"
+  cmake_parse_arguments(F "NO_SOURCE" "TARGET;SOURCE;FAMILY;KERNEL;NAMESPACE;COMMITTED;BARRIER_CHECK;LAUNCH"
                         "INCLUDE_DIRS;CLANG_FLAGS;CONSTRAINT;POINT;TIERS" ${rest})
   if(F_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "fatcl_add_kernel_variants: unexpected arguments: ${F_UNPARSED_ARGUMENTS}")
@@ -257,6 +268,14 @@ function(fatcl_add_kernel_variants)
     endif()
     list(APPEND args --barrier-check ${F_BARRIER_CHECK})
   endif()
+  set(launch "")
+  if(F_LAUNCH)
+    get_filename_component(launch "${F_LAUNCH}" ABSOLUTE)
+    if(NOT EXISTS "${launch}")
+      message(FATAL_ERROR "fatcl_add_kernel_variants(${F_FAMILY}): LAUNCH ${launch} does not exist")
+    endif()
+    list(APPEND args --launch "${launch}")
+  endif()
   foreach(c IN LISTS F_CONSTRAINT)
     list(APPEND args "--constraint=${c}")
   endforeach()
@@ -279,7 +298,7 @@ function(fatcl_add_kernel_variants)
   add_custom_command(
     OUTPUT ${bundle_outputs}
     COMMAND ${compile_tool} family ${args} --out-dir "${out}/bundle" --depfile "${out}/family.d"
-    DEPENDS "${source}" ${compile_tool}
+    DEPENDS "${source}" ${launch} ${compile_tool}
     DEPFILE "${out}/family.d"
     COMMENT "fatcl: compile, validate and bundle the variants of ${F_FAMILY}"
     VERBATIM)
@@ -362,7 +381,7 @@ function(_fatcl_add_command_test name added)
 endfunction()
 
 function(fatcl_add_validation_test target)
-  cmake_parse_arguments(V "" "NAME" "" ${ARGN})
+  cmake_parse_arguments(V "OCLGRIND" "NAME" "" ${ARGN})
   if(V_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "fatcl_add_validation_test: unexpected arguments: ${V_UNPARSED_ARGUMENTS}")
   endif()
@@ -370,9 +389,17 @@ function(fatcl_add_validation_test target)
   if(NOT V_NAME)
     set(V_NAME ${target}.fatcl-validate)
   endif()
-  _fatcl_add_command_test(${V_NAME} added validate ${bundles})
+  set(oclgrind "")
+  if(V_OCLGRIND)
+    set(oclgrind --oclgrind)
+  endif()
+  _fatcl_add_command_test(${V_NAME} added validate ${oclgrind} ${bundles})
   if(added)
     return()
+  endif()
+  if(V_OCLGRIND)
+    message(FATAL_ERROR "fatcl_add_validation_test(${target} OCLGRIND): needs the fatcl command "
+                        "(fatcl built with CLI11), which runs the variants under Oclgrind")
   endif()
   foreach(tool fatcl-compile fatcl::fatcl-compile)
     if(TARGET ${tool})

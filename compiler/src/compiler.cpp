@@ -326,6 +326,14 @@ Manifest bundle_manifest(const BundleInput& input) {
     }
     if (!m.leaves_out(t)) m.tiers_left_out.push_back(t);
   }
+  if (input.launch) {
+    try {
+      input.launch->check(m.variants);
+    } catch (const Error& e) {
+      throw Error("family " + m.family + ": the launch description does not fit: " + e.what());
+    }
+    m.launch = input.launch;
+  }
   if (m.leaves_out("ptx")) {
     for (Variant& v : m.variants) v.ptx.reset();
   }
@@ -559,6 +567,7 @@ CompiledFamily compile_family(const Toolchain& toolchain, const FamilyRequest& r
   input.cpp_namespace = request.cpp_namespace;
   input.embed_source = request.embed_source;
   input.tiers_left_out = request.tiers_left_out;
+  input.launch = request.launch;
   input.source = self_contained_source(base.source, base.include_dirs, &out.inputs);
   for (std::optional<CompiledVariant>& v : compiled) {
     for (const std::string& w : v->warnings) {

@@ -107,6 +107,12 @@ int main(int argc, char** argv) {
                      "a barrier only some work-items of a group may reach: refuse (default), "
                      "warn or off")
       ->check(CLI::IsMember({"refuse", "warn", "off"}));
+  fs::path launch;
+  family->add_option("--launch", launch,
+                     "a launch description (JSON: the problem, geometry and arguments as "
+                     "expressions, the tile edges), checked against every variant and kept in "
+                     "the manifest for fatcl launch and fatcl validate --oclgrind")
+      ->check(CLI::ExistingFile);
   family->add_option("--out-dir", out_dir, "writes the bundle here")->required();
   family->add_option("--depfile", depfile, "writes a Makefile depfile for the bundle's manifest");
 
@@ -138,6 +144,10 @@ int main(int argc, char** argv) {
         }
       }
       request.base.barrier_check = fatcl::parse_barrier_check(barrier_check);
+      if (!launch.empty()) {
+        request.launch =
+            fatcl::LaunchDescription::parse(fatcl::read_text(launch), launch.string());
+      }
       const fatcl::CompiledFamily f = fatcl::compile_family(toolchain, request, out_dir);
       for (const std::string& w : f.warnings) {
         std::fprintf(stderr, "fatcl-compile: warning: %s: %s\n", f.manifest.family.c_str(),

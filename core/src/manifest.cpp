@@ -301,6 +301,11 @@ Manifest Manifest::parse(std::string_view text_in) {
     }
     m.variants.push_back(std::move(v));
   }
+  if (j.contains("launch")) {
+    const json& launch = j["launch"];
+    if (!launch.is_object()) fail(where, "field \"launch\" is not an object");
+    m.launch = LaunchDescription::parse(launch.dump(), "manifest: family " + m.family);
+  }
   return m;
 }
 
@@ -351,6 +356,7 @@ std::string Manifest::dump() const {
             {"variants", variants}};
   // Written only when false, so bundles with their source keep their bytes.
   if (!source_embedded) j["source_embedded"] = false;
+  if (launch) j["launch"] = json::parse(launch->dump());
   if (!tiers_left_out.empty()) {
     std::vector<std::string> sorted = tiers_left_out;
     std::sort(sorted.begin(), sorted.end());

@@ -3,8 +3,11 @@
 #include "fatcl/text.hpp"
 
 #include <cctype>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "fatcl/detail/format.hpp"
 
@@ -77,4 +80,15 @@ std::string format(const char* fmt, ...) {
 }
 
 }  // namespace detail
+std::optional<double> parse_number(std::string_view text) {
+  if (text.empty() || text.size() > 64 || std::isspace(static_cast<unsigned char>(text[0]))) {
+    return std::nullopt;
+  }
+  const std::string copy(text);  // strtod reads a NUL-terminated string
+  char* end = nullptr;
+  const double v = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
 }  // namespace fatcl

@@ -1,5 +1,6 @@
 # Runs a command and checks its exit status and output (stdout and stderr):
-#   cmake -DEXIT=<code> [-DMATCH=<regex>] [-DNO_MATCH=<regex>] -P expect.cmake -- <command> <args>...
+#   cmake -DEXIT=<code> [-DMATCH=<regex>] [-DMATCH_1=<regex> ... -DMATCH_9=<regex>]
+#         [-DNO_MATCH=<regex>] -P expect.cmake -- <command> <args>...
 # EXIT is a number, or "nonzero". Fails with the output when a check fails.
 cmake_minimum_required(VERSION 3.20)
 set(command "")
@@ -28,6 +29,11 @@ endif()
 if(DEFINED MATCH AND NOT all MATCHES "${MATCH}")
   message(FATAL_ERROR "the output of ${shown} does not match \"${MATCH}\":\n${all}")
 endif()
+foreach(i RANGE 1 9)
+  if(DEFINED MATCH_${i} AND NOT all MATCHES "${MATCH_${i}}")
+    message(FATAL_ERROR "the output of ${shown} does not match \"${MATCH_${i}}\":\n${all}")
+  endif()
+endforeach()
 if(DEFINED NO_MATCH AND all MATCHES "${NO_MATCH}")
   message(FATAL_ERROR "the output of ${shown} matches \"${NO_MATCH}\":\n${all}")
 endif()

@@ -9,6 +9,26 @@
 
 namespace fatcl::tool {
 
+std::vector<Family> read_families(const std::vector<std::filesystem::path>& paths,
+                                  std::vector<std::string>& problems) {
+  std::vector<Family> read;
+  if (paths.empty()) return read;
+  InspectReport found = inspect_paths(paths);
+  problems.insert(problems.end(), found.problems.begin(), found.problems.end());
+  for (InspectedFamily& f : found.families) {
+    for (const std::string& p : f.problems) {
+      problems.push_back(f.manifest.family + " in " + f.origin + ": " + p);
+    }
+    if (!f.problems.empty()) continue;
+    try {
+      read.emplace_back(std::make_shared<const FamilyBytes>(std::move(f.bytes)));
+    } catch (const Error& e) {
+      problems.push_back(f.origin + ": " + e.what());
+    }
+  }
+  return read;
+}
+
 VerbRun add_inspect(CLI::App& app) {
   struct Options {
     std::vector<std::filesystem::path> paths;

@@ -17,6 +17,7 @@ const fatcl::tool::Verb kVerbs[] = {
     {"bench", fatcl::tool::add_bench},
     {"tune", fatcl::tool::add_tune},
     {"cache", fatcl::tool::add_cache},
+    {"launch", fatcl::tool::add_launch},
 };
 
 std::string verb_list() {

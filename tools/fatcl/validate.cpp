@@ -30,26 +30,10 @@ struct Options {
   std::string form;
   std::vector<std::string> tuning;
   bool explain = false;
+  bool oclgrind = false;
+  std::string oclgrind_path = "oclgrind";
+  std::size_t seed = 0;
 };
-
-// "1024x1024x512" or "1024,1024,512" -> sizes.
-std::vector<std::size_t> parse_problem(const std::string& text) {
-  std::vector<std::size_t> out;
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t end = text.find_first_of("x,", at);
-    const std::string part = text.substr(at, end == std::string::npos ? end : end - at);
-    const std::optional<std::uint64_t> n = parse_whole_number(part, 1, 1ull << 40);
-    if (!n) {
-      throw Error("--problem \"" + text.substr(0, 60) + "\": \"" + part.substr(0, 20) +
-                  "\" is not a size from 1 to 2^40 (sizes look like 1024x1024x512)");
-    }
-    out.push_back(static_cast<std::size_t>(*n));
-    if (end == std::string::npos) break;
-    at = end + 1;
-  }
-  return out;
-}
 
 // A bundle folder or manifest: its modules are validated as well.
 bool is_bundle(const fs::path& p) {
@@ -57,8 +41,27 @@ bool is_bundle(const fs::path& p) {
   return fs::is_directory(p, ec) || p.filename() == "manifest.json";
 }
 
+// The paths fatcl launch reads families from: all but SPIR-V modules.
+std::vector<fs::path> family_paths(const std::vector<fs::path>& paths) {
+  std::vector<fs::path> out;
+  for (const fs::path& p : paths) {
+    if (p.extension() != ".spv") out.push_back(p);
+  }
+  return out;
+}
+
 int run_validate(const Options& o) {
   using json = nlohmann::json;
+  if ((o.seed || o.oclgrind_path != "oclgrind") && !o.oclgrind) {
+    throw Error("--oclgrind-path and --seed go with --oclgrind");
+  }
+  std::optional<OclgrindCheck> simulated;
+  if (o.oclgrind) {
+    if (family_paths(o.paths).empty()) {
+      throw Error("--oclgrind: name the bundles or programs whose families to run");
+    }
+    simulated = check_under_oclgrind(family_paths(o.paths), o.oclgrind_path, o.seed);
+  }
   if (o.devices.empty()) {
     if (o.bundled || !o.source_ok.empty() || !o.problem.empty() || !o.tuning.empty() ||
         o.explain || !o.form.empty()) {
@@ -66,9 +69,23 @@ int run_validate(const Options& o) {
                   "--device (the devices to predict the choice for)");
     }
     if (o.paths.empty()) throw Error("name bundle folders, manifest.json files or SPIR-V modules");
-    const ValidationReport report = validate_paths(o.paths, parse_barrier_check(o.barriers));
-    std::fputs((o.json ? report.to_json() : report.to_text()).c_str(), stdout);
-    return report.ok() ? 0 : 1;
+    // Programs and libraries are read only by --device and --oclgrind.
+    std::vector<fs::path> modules;
+    for (const fs::path& p : o.paths) {
+      if (!simulated || is_bundle(p) || p.extension() == ".spv") modules.push_back(p);
+    }
+    const ValidationReport report = validate_paths(modules, parse_barrier_check(o.barriers));
+    const bool ok = report.ok() && (!simulated || simulated->ok);
+    if (o.json && simulated) {
+      json doc = json::parse(report.to_json());
+      doc["ok"] = ok;
+      doc["oclgrind"] = simulated->json;
+      std::printf("%s\n", doc.dump(2, ' ', false, json::error_handler_t::replace).c_str());
+    } else {
+      std::fputs((o.json ? report.to_json() : report.to_text()).c_str(), stdout);
+      if (simulated) std::fputs(simulated->text.c_str(), stdout);
+    }
+    return ok ? 0 : 1;
   }
   if (o.paths.empty() && !o.bundled) {
     throw Error("--device: name the families to check (bundle folders, manifest.json files, "
@@ -95,24 +112,9 @@ int run_validate(const Options& o) {
   // The families: read off disk with the loader's defaults (the manifest's
   // order; no trial launch), and fatcl's own with their descriptions.
   std::vector<std::string> read_problems;
-  std::vector<Family> read;
   std::vector<fs::path> to_read = bundles;
   to_read.insert(to_read.end(), binaries.begin(), binaries.end());
-  if (!to_read.empty()) {
-    InspectReport found = inspect_paths(to_read);
-    read_problems = found.problems;
-    for (InspectedFamily& f : found.families) {
-      for (const std::string& p : f.problems) {
-        read_problems.push_back(f.manifest.family + " in " + f.origin + ": " + p);
-      }
-      if (!f.problems.empty()) continue;
-      try {
-        read.emplace_back(std::make_shared<const FamilyBytes>(std::move(f.bytes)));
-      } catch (const Error& e) {
-        read_problems.push_back(f.origin + ": " + e.what());
-      }
-    }
-  }
+  const std::vector<Family> read = read_families(to_read, read_problems);
   std::vector<const Family*> families;
   for (const Family& f : read) families.push_back(&f);
   if (o.bundled) {
@@ -136,17 +138,20 @@ int run_validate(const Options& o) {
   for (const std::string& n : store->layer_notes()) read_problems.push_back("--tuning: " + n);
   options.load.store = store;
   const DeviceCheckReport report = check_devices(families, devices, options);
-  const bool ok = report.ok() && read_problems.empty() && (!validation || validation->ok());
+  const bool ok = report.ok() && read_problems.empty() && (!validation || validation->ok()) &&
+                  (!simulated || simulated->ok);
   if (o.json) {
     json doc = {{"ok", ok},
                 {"devices", json::parse(report.to_json())},
                 {"problems", read_problems},
-                {"validation", validation ? json::parse(validation->to_json()) : json(nullptr)}};
+                {"validation", validation ? json::parse(validation->to_json()) : json(nullptr)},
+                {"oclgrind", simulated ? simulated->json : json(nullptr)}};
     std::printf("%s\n", doc.dump(2, ' ', false, json::error_handler_t::replace).c_str());
   } else {
     if (validation) std::fputs(validation->to_text().c_str(), stdout);
     std::fputs(report.to_text(o.explain).c_str(), stdout);
     for (const std::string& p : read_problems) std::printf("problem: %s\n", p.c_str());
+    if (simulated) std::fputs(simulated->text.c_str(), stdout);
   }
   return ok ? 0 : 1;
 }
@@ -164,8 +169,8 @@ VerbRun add_validate(CLI::App& app) {
       "would choose on each described device, computed without the device; one line per "
       "problem, exit status 1 on any");
   cmd->add_option("paths", o->paths,
-                  "bundle folders, manifest.json files or SPIR-V modules; with --device also "
-                  "programs and libraries that embed families");
+                  "bundle folders, manifest.json files or SPIR-V modules; with --device or "
+                  "--oclgrind also programs and libraries that embed families");
   cmd->add_flag("--json", o->json, "print the report as JSON");
   cmd->add_option("--barrier-check", o->barriers,
                   "a barrier only some work-items of a group may reach (under control flow that "
@@ -193,6 +198,16 @@ VerbRun add_validate(CLI::App& app) {
                   "with --device: a tuning store file whose entries rank as the product's store "
                   "would (default: only the families' shipped entries); repeat for more layers")
       ->allow_extra_args(false);
+  cmd->add_flag("--oclgrind", o->oclgrind,
+                "run each family's variants that carries a launch description (LAUNCH) at the "
+                "tile edges of every variant under Oclgrind (--data-races --uninitialized), "
+                "from its OpenCL C source: a data race, a divergent barrier, an uninitialised "
+                "value, an access out of bounds, a variant that does not build or launch, or "
+                "outputs that differ between variants is a problem, named with the launch");
+  cmd->add_option("--oclgrind-path", o->oclgrind_path,
+                  "with --oclgrind: the oclgrind command (default: oclgrind on PATH)");
+  add_whole_number(cmd, "--seed", o->seed, 1, 0xffffffffu,
+                   "with --oclgrind: the inputs' seed, to repeat a run (default: drawn)");
   cmd->add_flag("--explain", o->explain,
                 "with --device: print each choice's explanation, as load() gives it");
   return [o] { return run_validate(*o); };

@@ -5,8 +5,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cstddef>
+#include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "fatcl/loader.hpp"
 
@@ -31,6 +34,44 @@ VerbRun add_inspect(CLI::App& app);   // inspect.cpp
 VerbRun add_bench(CLI::App& app);     // bench.cpp
 VerbRun add_tune(CLI::App& app);      // tune.cpp
 VerbRun add_cache(CLI::App& app);     // cache.cpp
+VerbRun add_launch(CLI::App& app);    // launch.cpp
+
+// "1024x1024x512" or "1024,1024,512" -> sizes.
+inline std::vector<std::size_t> parse_problem(const std::string& text,
+                                              const std::string& option = "--problem") {
+  std::vector<std::size_t> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t end = text.find_first_of("x,", at);
+    const std::string part = text.substr(at, end == std::string::npos ? end : end - at);
+    const std::optional<std::uint64_t> n = parse_whole_number(part, 1, 1ull << 40);
+    if (!n) {
+      throw Error(option + " \"" + text.substr(0, 60) + "\": \"" + part.substr(0, 20) +
+                  "\" is not a size from 1 to 2^40 (sizes look like 1024x1024x512)");
+    }
+    out.push_back(static_cast<std::size_t>(*n));
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return out;
+}
+
+// fatcl validate --oclgrind (launch.cpp): runs `fatcl launch --progress` on
+// `paths` under `oclgrind --data-races --uninitialized` and reads back, per
+// launch, what the simulator reported. `text` is the report for people.
+struct OclgrindCheck {
+  bool ok = false;
+  std::string text;
+  nlohmann::json json;
+};
+OclgrindCheck check_under_oclgrind(const std::vector<std::filesystem::path>& paths,
+                                   const std::string& oclgrind, std::size_t seed);
+
+// The families in bundle folders, manifests, programs and libraries (as
+// fatcl inspect finds them), read whole; what could not be read is added
+// to `problems`, one line each (inspect.cpp).
+std::vector<Family> read_families(const std::vector<std::filesystem::path>& paths,
+                                  std::vector<std::string>& problems);
 
 // A whole-number option (a size, an index, a count) from lo to hi. CLI11
 // reads "-1" into an unsigned as 2^64-1; this refuses it, and says what it

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -187,6 +188,9 @@ struct BundleInput {
   // Precompiled tiers not embedded ("spirv", "ptx"; TIERS): the SPIR-V is
   // still written beside the manifest and validated, the PTX is dropped.
   std::vector<std::string> tiers_left_out;
+  // How to launch the kernel (LAUNCH), checked against every variant and
+  // kept in the manifest; none: not described.
+  std::optional<LaunchDescription> launch;
 };
 Manifest write_bundle(const BundleInput& input, const std::filesystem::path& out_dir);
 
@@ -201,6 +205,7 @@ struct FamilyRequest {
   unsigned jobs = 0;
   bool embed_source = true;  // false (NO_SOURCE): no OpenCL C in the bundle
   std::vector<std::string> tiers_left_out;  // as BundleInput's
+  std::optional<LaunchDescription> launch;   // as BundleInput's
 };
 struct CompiledFamily {
   Manifest manifest;

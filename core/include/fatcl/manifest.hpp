@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "fatcl/launch_description.hpp"
+
 namespace fatcl {
 
 // Compile-time parameters in declaration order, e.g. {{"TILE", 16}}.
@@ -88,6 +90,9 @@ struct Manifest {
   std::vector<std::string> compile_flags;        // clang flags, no -D
   std::map<std::string, std::string> toolchain;  // tool -> version line
   std::vector<Variant> variants;
+  // How to launch the kernel (fatcl_add_kernel_variants' LAUNCH), checked
+  // against every variant when the bundle was built; none: not described.
+  std::optional<LaunchDescription> launch;
 
   // Parses manifest JSON strictly (format version, types, ranges, array
   // lengths, unique names); throws fatcl::Error naming the variant and

@@ -18,5 +18,7 @@ bool parse_opencl_version(std::string_view text, int* major, int* minor);
 // otherwise. For counts and sizes given as text (options, environment).
 std::optional<std::uint64_t> parse_whole_number(std::string_view text, std::uint64_t lo,
                                                 std::uint64_t hi);
+// A finite decimal number, the whole text ("1.5", "-2", "3e-4"); none otherwise.
+std::optional<double> parse_number(std::string_view text);
 
 }  // namespace fatcl

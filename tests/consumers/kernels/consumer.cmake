@@ -7,7 +7,8 @@ fatcl_add_kernel_variants(
   SOURCE "${kernels}/saxpy.cl"
   INCLUDE_DIRS "${kernels}"
   PARAM WPT 1 2 4
-  PARAM VW 1 4)
+  PARAM VW 1 4
+  LAUNCH "${kernels}/saxpy.launch.json")
 # The same kernel as a product that ships no OpenCL C: SPIR-V only.
 fatcl_add_kernel_variants(
   TARGET consumer_kernels
@@ -55,6 +56,15 @@ if(TARGET fatcl OR TARGET fatcl::fatcl)
   else()
     set(fatcl_command fatcl)
   endif()
+  # Every variant of the family with a launch description (saxpy) at the
+  # tile edges of every variant under Oclgrind, read out of the product's
+  # program: no data race, uninitialised value or access out of bounds, and
+  # every variant computes what the first does. (The sealed and lean
+  # families ship no OpenCL C, which Oclgrind needs, and no description.)
+  add_test(NAME consumer-oclgrind
+           COMMAND ${fatcl_command} validate --oclgrind $<TARGET_FILE:consumer>)
+  set_tests_properties(consumer-oclgrind PROPERTIES
+    PASS_REGULAR_EXPRESSION "saxpy on Oclgrind[^\n]*[(]inputs seed [0-9]+, 11 problems[)]\n    66 launch[(]es[)] ran and agreed, 0 problem")
   add_test(NAME consumer-inspect COMMAND ${fatcl_command} inspect --json $<TARGET_FILE:consumer>)
   set_tests_properties(consumer-inspect PROPERTIES
     PASS_REGULAR_EXPRESSION "\"family\": \"saxpy_sealed\""
