@@ -20,8 +20,9 @@ case "$job" in
   demo) ;;
   test)
     # Tests: GoogleTest, rusticl, Oclgrind, and what PoCL-with-SPIR-V builds from.
+    # OpenBLAS: the vendor BLAS fatcl bench times beside CPU devices.
     packages="$packages libgtest-dev mesa-opencl-icd oclgrind pocl-source llvm-15-dev
-      libclang-15-dev libclang-cpp15-dev libhwloc-dev ocl-icd-dev pkg-config"
+      libclang-15-dev libclang-cpp15-dev libhwloc-dev ocl-icd-dev pkg-config libopenblas0-pthread"
     # pip, for Intel's OpenCL CPU runtime (PyPI), where no python3 has it.
     python3 -m pip --version >/dev/null 2>&1 || /usr/bin/python3 -m pip --version >/dev/null 2>&1 ||
       packages="$packages python3-pip" ;;

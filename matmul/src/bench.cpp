@@ -52,6 +52,53 @@ void measure(const cl::CommandQueue& queue, const MatmulProblem& p, int reps,
   measure(queue, p, reps, {run}, {&r});
 }
 
+// The vendor's BLAS on the problem's inputs: copied to it once, checked
+// like every kernel (its C copied back into the problem's), then timed by
+// the host clock around its own finished runs.
+BenchResult measure_vendor(const cl::CommandQueue& queue, const MatmulProblem& p, int reps,
+                           const VendorGemm& vendor) {
+  BenchResult r;
+  r.kernel = vendor.name;
+  r.vendor = true;
+  r.rounds = reps;
+  std::vector<float> a(p.m * p.k), b(p.k * p.n), c(p.m * p.n);
+  try {
+    check_cl(queue.enqueueReadBuffer(p.a, CL_TRUE, 0, a.size() * 4, a.data()), "read A");
+    check_cl(queue.enqueueReadBuffer(p.b, CL_TRUE, 0, b.size() * 4, b.data()), "read B");
+  } catch (const Error& e) {
+    r.failure = e.what();
+    return r;
+  }
+  r.failure = vendor.prepare(a.data(), b.data(), p.m, p.n, p.k);
+  if (!r.failure.empty()) return r;
+  const bool ran = check(
+      queue, p,
+      [&] {
+        std::string f = vendor.run();
+        if (f.empty()) f = vendor.result(c.data());
+        if (f.empty()) {
+          const cl_int s = queue.enqueueWriteBuffer(p.c, CL_TRUE, 0, c.size() * 4, c.data());
+          if (s != CL_SUCCESS) f = "writing the vendor's C back failed: " + cl_status_name(s);
+        }
+        return f;
+      },
+      r);
+  if (!ran) return r;
+  try {
+    r.ms = median_ms(
+        queue,
+        [&] {
+          const std::string f = vendor.run();
+          if (!f.empty()) throw Error(f);
+        },
+        reps);
+    r.gflops = BenchShape{p.m, p.n, p.k}.flop() / (r.ms * 1e6);
+  } catch (const Error& e) {
+    r.failure = e.what();
+  }
+  return r;
+}
+
 // GFLOP/s of a choice: its result above if that variant and tier ran, else
 // measured now (listed as kernel "auto").
 template <typename Progress>
@@ -176,6 +223,20 @@ const BenchResult* BenchSize::best_fatcl() const {
     if (!best || r.gflops > best->gflops) best = &r;
   }
   return best;
+}
+
+const BenchResult* BenchSize::vendor() const {
+  for (const BenchResult& r : results) {
+    if (r.vendor && r.ok && r.failure.empty()) return &r;
+  }
+  return nullptr;
+}
+
+const BenchResult* BenchSize::clblast() const {
+  for (const BenchResult& r : results) {
+    if (r.variant.empty() && !r.vendor && r.ok && r.failure.empty()) return &r;
+  }
+  return nullptr;
 }
 
 const BenchResult* BenchSize::find(const std::string& kernel, const std::string& variant) const {
@@ -519,6 +580,7 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
   const DeviceCaps caps = DeviceCaps::query(device);
   BenchReport report;
   report.device = caps.summary();
+  report.vendor = options.vendor ? options.vendor->name : "none: " + options.no_vendor;
   report.date = utc_timestamp();
   const std::vector<BenchShape> shapes =
       options.shapes.empty() ? default_shapes(caps) : options.shapes;
@@ -532,7 +594,8 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
   untuned.use_tuning = false;
   Matmul heuristic(context, device, untuned);
   std::vector<BenchEntry> entries = bench_entries(caps, options, shapes, automatic, heuristic);
-  BenchClock clock(options, shapes.size() * (entries.size() + 2 + options.external.size()));
+  BenchClock clock(options, shapes.size() * (entries.size() + 2 + options.external.size() +
+                                             (options.vendor ? 1 : 0)));
 
   std::mt19937 rng(std::random_device{}());
   for (std::size_t si = 0; si < shapes.size(); ++si) {
@@ -575,6 +638,10 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
           queue, p, reps, [&] { return x.run(queue, p.a, p.b, p.c, s.m, s.n, s.k); }, r);
       r.rounds = reps;
       size.results.push_back(r);
+    }
+    if (options.vendor) {
+      clock.step(s, options.vendor->name);
+      size.results.push_back(measure_vendor(queue, p, reps, *options.vendor));
     }
     if (options.online_calls > 0) {
       clock.step(s, "online learning, " + std::to_string(options.online_calls) + " calls");

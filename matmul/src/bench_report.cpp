@@ -120,34 +120,35 @@ std::string choice_summary_text(const std::vector<BenchSize>& sizes) {
 }  // namespace
 
 std::string BenchReport::to_text() const {
-  std::string out = "device: " + device + "\ndate: " + date +
+  std::string out = "device: " + device + "\ndate: " + date + "\nvendor BLAS: " + vendor +
                     "\ntiming: median of the timed runs, host clock around a finished queue; "
                     "every result checked against a double-precision reference\n";
   for (const BenchSize& s : sizes) {
     out += "\nM x N x K = " + std::to_string(s.shape.m) + " x " + std::to_string(s.shape.n) +
            " x " + std::to_string(s.shape.k) + "\n";
     const BenchResult* naive = s.find("naive");
-    const BenchResult* clblast = nullptr;
-    for (const BenchResult& r : s.results) {
-      if (r.variant.empty() && r.failure.empty()) clblast = &r;
-    }
+    const BenchResult* clblast = s.clblast();
+    const BenchResult* vendor = s.vendor();
     std::vector<const BenchResult*> sorted;
     for (const BenchResult& r : s.results) sorted.push_back(&r);
     std::stable_sort(sorted.begin(), sorted.end(), [](const BenchResult* a, const BenchResult* b) {
       return a->gflops > b->gflops;
     });
-    out += detail::format("  %-8s %-72s %-6s %10s %10s %8s %8s  %s\n", "kernel", "variant", "tier",
-                          "ms", "GFLOP/s", "/naive", "/CLBlast", "check");
+    out += detail::format("  %-8s %-72s %-6s %10s %10s %8s %8s %8s  %s\n", "kernel", "variant",
+                          "tier", "ms", "GFLOP/s", "/naive", "/CLBlast", "/vendor", "check");
     for (const BenchResult* r : sorted) {
       if (!r->failure.empty()) {
         out += "  " + r->kernel + " " + r->variant + ": did not run: " + r->failure + "\n";
         continue;
       }
+      // The vendor's row names the library where a variant's name goes.
       out += detail::format(
-          "  %-8s %-72s %-6s %10.3f %10.1f %8s %8s  %s %.1e%s\n", r->kernel.c_str(),
-          r->variant.c_str(), tier_text(r->tier), r->ms, r->gflops,
+          "  %-8s %-72s %-6s %10.3f %10.1f %8s %8s %8s  %s %.1e%s\n",
+          r->vendor ? "vendor" : r->kernel.c_str(), (r->vendor ? r->kernel : r->variant).c_str(),
+          tier_text(r->tier), r->ms, r->gflops,
           naive ? detail::format("%.2fx", r->gflops / naive->gflops).c_str() : "",
           clblast ? detail::format("%.2fx", r->gflops / clblast->gflops).c_str() : "",
+          vendor ? detail::format("%.2fx", r->gflops / vendor->gflops).c_str() : "",
           r->ok ? "ok" : "WRONG", r->relative_error,
           r->variant == s.auto_variant && r->tier == s.auto_tier
               ? "  <- automatic choice"
@@ -162,6 +163,10 @@ std::string BenchReport::to_text() const {
              " GFLOP/s";
       if (clblast)
         out += ", " + detail::format("%.2f", best->gflops / clblast->gflops) + "x CLBlast";
+      if (vendor) {
+        out += ", " + detail::format("%.2f", best->gflops / vendor->gflops) + "x " +
+               vendor->kernel.substr(0, vendor->kernel.find(' '));
+      }
       out += std::string("; ") + (s.tuned ? "tuned" : "untuned") + " size: automatic choice " +
              s.auto_variant + " at " + detail::format("%.2f", s.auto_gflops / best->gflops) +
              "x the best, without tuning " + s.heuristic_variant + " at " +
@@ -228,7 +233,7 @@ double BenchOnline::slowest_vs_choice(bool with_first) const {
 
 std::string BenchReport::to_json() const {
   using nlohmann::json;
-  json j = {{"device", device}, {"date", date}, {"sizes", json::array()}};
+  json j = {{"device", device}, {"date", date}, {"vendor", vendor}, {"sizes", json::array()}};
   for (const BenchSize& s : sizes) {
     json size = {{"m", s.shape.m},
                  {"n", s.shape.n},
@@ -238,7 +243,6 @@ std::string BenchReport::to_json() const {
                  {"auto_variant", s.auto_variant},
                  {"auto_tier", tier_text(s.auto_tier)},
                  {"auto_gflops", s.auto_gflops}};
-    const BenchResult* clblast = nullptr;
     for (const BenchResult& r : s.results) {
       size["results"].push_back(
           {{"kernel", r.kernel},
@@ -251,14 +255,18 @@ std::string BenchReport::to_json() const {
            {"ok", r.ok},
            {"rounds", r.rounds},
            {"note", r.note},
-           {"failure", r.failure}});
-      if (r.variant.empty() && r.failure.empty() && r.ok) clblast = &r;
+           {"failure", r.failure},
+           {"vendor", r.vendor}});
     }
+    const BenchResult* clblast = s.clblast();
+    const BenchResult* vendor = s.vendor();
     const BenchResult* best = s.best_fatcl();
     size["best_fatcl_variant"] = best ? best->variant : "";
     size["best_fatcl_gflops"] = best ? best->gflops : 0.0;
     size["best_fatcl_vs_clblast"] =
         best && clblast ? json(best->gflops / clblast->gflops) : json(nullptr);
+    size["best_fatcl_vs_vendor"] =
+        best && vendor ? json(best->gflops / vendor->gflops) : json(nullptr);
     size["auto_vs_best"] = best ? json(s.auto_gflops / best->gflops) : json(nullptr);
     size["auto_tuning"] = s.auto_tuning;
     size["tuned"] = s.tuned;

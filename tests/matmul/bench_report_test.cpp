@@ -64,7 +64,8 @@ TEST(BenchReport, TextRanksBySpeedAndMarksTheChoices) {
   const std::size_t a = text.find("matmul_blocked_A"), naive = text.find("matmul_naive");
   ASSERT_NE(a, std::string::npos) << text;
   EXPECT_LT(a, naive) << "fastest first\n" << text;
-  EXPECT_NE(text.find("50.00x    4.00x  ok 1.0e-07  <- automatic choice"), std::string::npos)
+  EXPECT_NE(text.find("50.00x    4.00x           ok 1.0e-07  <- automatic choice"),
+            std::string::npos)
       << text;
   EXPECT_NE(text.find("<- choice without tuning"), std::string::npos) << text;
   EXPECT_NE(text.find("(timed once: 0.010x the fastest at 32)"), std::string::npos) << text;
@@ -116,6 +117,37 @@ TEST(BenchReport, JsonCarriesTheRatiosAndEachResult) {
   EXPECT_EQ(s.at("results").at(1).at("rounds"), 1);
   EXPECT_EQ(s.at("results").at(1).at("note"), "timed once: 0.010x the fastest at 32");
   EXPECT_EQ(s.at("results").at(5).at("tier"), "");  // CLBlast has none
+}
+
+// The vendor's BLAS timed beside: its own column and ratio, its row named
+// by the library, the JSON's best_fatcl_vs_vendor, a line on the chart;
+// without it the report says why.
+TEST(BenchReport, TheVendorLibraryIsTheBar) {
+  BenchReport r = report();
+  EXPECT_EQ(nlohmann::json::parse(r.to_json()).at("sizes").at(0).at("best_fatcl_vs_vendor"),
+            nullptr);
+  r.vendor = "cuBLAS 13.0.0 (cublasSgemm, CUDA device 0)";
+  BenchResult v = result(r.vendor, "", std::nullopt, 125);
+  v.vendor = true;
+  r.sizes[0].results.push_back(v);
+  const std::string text = r.to_text();
+  EXPECT_NE(text.find("vendor BLAS: cuBLAS 13.0.0 (cublasSgemm, CUDA device 0)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  vendor   cuBLAS 13.0.0 (cublasSgemm, CUDA device 0)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("   4.00x    0.80x  ok 1.0e-07  <- automatic choice"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("100.0 GFLOP/s, 4.00x CLBlast, 0.80x cuBLAS; tuned size"),
+            std::string::npos)
+      << text;
+  const nlohmann::json j = nlohmann::json::parse(r.to_json());
+  EXPECT_EQ(j.at("vendor"), r.vendor);
+  const nlohmann::json& s = j.at("sizes").at(0);
+  EXPECT_DOUBLE_EQ(s.at("best_fatcl_vs_vendor").get<double>(), 0.8);
+  EXPECT_DOUBLE_EQ(s.at("best_fatcl_vs_clblast").get<double>(), 4.0);  // not the vendor's
+  EXPECT_EQ(s.at("results").at(6).at("vendor"), true);
+  EXPECT_NE(r.to_svg().find(">cuBLAS 13.0.0 (cublasSgemm, CUDA device 0)<"), std::string::npos);
 }
 
 // A size called as a product learning online: after which call it chose,

@@ -23,7 +23,7 @@ struct BenchVerbOptions {
   std::string platform, sizes, chart, tier, startup_child;
   std::size_t device = 0, top = 0;
   int reps = 5, online_calls = 0;
-  bool json = false, clblast = true, startup = false;
+  bool json = false, clblast = true, vendor = true, startup = false;
   // Any of these times the GEMM entry points in that form instead of the
   // SGEMM families.
   GemmFormOptions gemm;
@@ -135,6 +135,14 @@ int run_bench_verb(const BenchVerbOptions& o) {
     std::fprintf(stderr, "fatcl bench: built without CLBlast (libclblast-dev): not timed\n");
   }
 #endif
+  if (o.vendor) {
+    options.vendor = find_vendor_gemm(device, &options.no_vendor);
+    if (!options.vendor) {
+      std::fprintf(stderr, "fatcl bench: no vendor BLAS timed: %s\n", options.no_vendor.c_str());
+    }
+  } else {
+    options.no_vendor = "not asked for (--no-vendor)";
+  }
   const BenchReport report = run_bench(context, device, options);
   if (!o.chart.empty()) {
     detail::write_file_atomic(o.chart, report.to_svg());
@@ -200,6 +208,9 @@ VerbRun add_bench(CLI::App& app) {
                   "checked")
       ->check(CLI::Range(0, 1000));
   cmd->add_flag("!--no-clblast", o->clblast, "do not time CLBlast");
+  cmd->add_flag("!--no-vendor", o->vendor,
+                "do not time the vendor's BLAS (by default cuBLAS on NVIDIA devices, OpenBLAS on "
+                "the host beside CPU devices, each opened at run time where it is installed)");
   add_gemm_form_options(cmd, &o->gemm,
                         "time the GEMM entry points (fatcl/gemm.hpp: the automatic choice and "
                         "each variant) and CLBlast's same call, in the form the next options give",

@@ -14,6 +14,7 @@
 
 #include "fatcl/checked_run.hpp"
 #include "fatcl/matmul.hpp"
+#include "fatcl/vendor_blas.hpp"
 
 namespace fatcl {
 
@@ -78,6 +79,11 @@ struct BenchOptions {
   // at 2048. At most 1: every kernel gets every round.
   double slow_factor = 10;
   std::vector<ExternalKernel> external;
+  // The vendor's BLAS (find_vendor_gemm), timed after the other kernels of
+  // each size on the same inputs, its copies untimed; none: `no_vendor`
+  // says why, for the report.
+  std::optional<VendorGemm> vendor;
+  std::string no_vendor;
   // After the other kernels of a size: a fresh Matmul learning online
   // (MatmulOptions::online, with the shipped entries only) called this many
   // times on the size, each call timed and its result checked; 0: none.
@@ -87,7 +93,7 @@ struct BenchOptions {
 };
 
 struct BenchResult {
-  std::string kernel;        // "naive", "tiled", "blocked" or the external kernel's name
+  std::string kernel;        // "naive", "tiled", "blocked", an external kernel's or the vendor's name
   std::string variant;       // "" for external kernels
   std::optional<Tier> tier;  // none for external kernels
   double ms = 0;             // median of the timed runs
@@ -97,6 +103,7 @@ struct BenchResult {
   int rounds = 0;             // timed runs behind `ms`
   std::string note;           // e.g. "timed once: 0.007x the fastest at 1024"
   std::string failure;        // why it did not run, "" if it did
+  bool vendor = false;        // the vendor's BLAS (BenchOptions::vendor)
 };
 
 // A product's first calls of one shape while the choice is learned online.
@@ -143,16 +150,20 @@ struct BenchSize {
   std::optional<Tier> heuristic_tier;
   double heuristic_gflops = 0;
   const BenchResult* best_fatcl() const;  // fastest checked fatcl result, or nullptr
+  const BenchResult* vendor() const;      // the vendor's checked result, or nullptr
+  const BenchResult* clblast() const;     // an external kernel's checked result, or nullptr
   const BenchResult* find(const std::string& kernel, const std::string& variant = "") const;
 };
 
 struct BenchReport {
   std::string device;  // DeviceCaps::summary()
   std::string date;    // UTC, ISO 8601
+  std::string vendor;  // the vendor BLAS timed, or "none: <why>"
   std::vector<BenchSize> sizes;
   std::string to_text() const;
   // One document; for each size best_fatcl_vs_clblast (when CLBlast ran),
-  // auto_vs_best (with the store) and heuristic_vs_best (without).
+  // best_fatcl_vs_vendor (when the vendor BLAS ran), auto_vs_best (with the
+  // store) and heuristic_vs_best (without).
   std::string to_json() const;
   // GFLOP/s against size, a line per kernel: naive, best tiled, the
   // automatic choice with and without tuning, the best blocked variant,
