@@ -118,7 +118,8 @@ OclgrindCheck check_under_oclgrind(const std::vector<fs::path>& paths,
   OclgrindCheck check;
   const std::vector<SimulatorFinding> findings = simulator_findings(r.output);
   // What fatcl launch printed: its report lines, marked; an error of its
-  // own (fatcl: error: ...) at the margin.
+  // own (fatcl: error: ...) or of the simulator, or why it did not start,
+  // at the margin.
   std::string text;
   for (std::size_t at = 0; at < r.output.size();) {
     const std::size_t end = std::min(r.output.find('\n', at), r.output.size());
@@ -126,7 +127,8 @@ OclgrindCheck check_under_oclgrind(const std::vector<fs::path>& paths,
     at = end + 1;
     if (line.rfind(kReportLine, 0) == 0) {
       text += "  " + line.substr(std::string(kReportLine).size()) + "\n";
-    } else if (line.rfind("fatcl: ", 0) == 0 || line.rfind("oclgrind: ", 0) == 0) {
+    } else if (line.rfind("fatcl: ", 0) == 0 || line.rfind("oclgrind: ", 0) == 0 ||
+               line.rfind("cannot run ", 0) == 0) {
       text += "  " + line + "\n";
     }
   }
