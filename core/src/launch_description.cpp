@@ -349,36 +349,37 @@ std::vector<std::vector<long long>> LaunchDescription::edge_problems(
 void LaunchDescription::check(const std::vector<Variant>& variants) const {
   const std::vector<std::vector<long long>> problems = edge_problems(variants);
   for (const Variant& v : variants) {
-    for (const std::vector<long long>& p : problems) {
-      const Bindings names = bind(v, p);
-      auto at = [&](const std::string& field, const std::string& expr, long long lo,
-                    long long hi) {
-        long long value = 0;
-        try {
-          value = evaluate(expr, names);
-        } catch (const Error& e) {
-          throw Error("variant " + v.name + " at " + problem_text(*this, p) + ": " + field + ": " +
-                      e.what());
-        }
-        if (value < lo || value > hi) {
-          throw Error("variant " + v.name + " at " + problem_text(*this, p) + ": " + field +
-                      " \"" + expr + "\" is " + std::to_string(value) + ", not from " +
-                      std::to_string(lo) + " to " + std::to_string(hi));
-        }
-      };
-      for (std::size_t d = 0; d < global.size(); ++d) {
-        at("global[" + std::to_string(d) + "]", global[d], 1, kMaxElements);
-        if (!local.empty()) at("local[" + std::to_string(d) + "]", local[d], 1, 1 << 16);
+    for (const std::vector<long long>& p : problems) check_at(v, p);
+  }
+}
+
+void LaunchDescription::check_at(const Variant& v, const std::vector<long long>& p) const {
+  const Bindings names = bind(v, p);
+  auto at = [&](const std::string& field, const std::string& expr, long long lo, long long hi) {
+    long long value = 0;
+    try {
+      value = evaluate(expr, names);
+    } catch (const Error& e) {
+      throw Error("variant " + v.name + " at " + problem_text(*this, p) + ": " + field + ": " +
+                  e.what());
+    }
+    if (value < lo || value > hi) {
+      throw Error("variant " + v.name + " at " + problem_text(*this, p) + ": " + field + " \"" +
+                  expr + "\" is " + std::to_string(value) + ", not from " + std::to_string(lo) +
+                  " to " + std::to_string(hi));
+    }
+  };
+  for (std::size_t d = 0; d < global.size(); ++d) {
+    at("global[" + std::to_string(d) + "]", global[d], 1, kMaxElements);
+    if (!local.empty()) at("local[" + std::to_string(d) + "]", local[d], 1, 1 << 16);
+  }
+  for (const LaunchArgument& a : arguments) {
+    if (a.kind == LaunchArgument::Kind::Scalar) {
+      if (a.value != "random" && !(is_floating(a.type) && parse_number(a.value))) {
+        at("argument " + a.name, a.value, INT64_MIN, INT64_MAX);
       }
-      for (const LaunchArgument& a : arguments) {
-        if (a.kind == LaunchArgument::Kind::Scalar) {
-          if (a.value != "random" && !(is_floating(a.type) && parse_number(a.value))) {
-            at("argument " + a.name, a.value, INT64_MIN, INT64_MAX);
-          }
-        } else {
-          at("argument " + a.name + " count", a.count, 1, kMaxElements);
-        }
-      }
+    } else {
+      at("argument " + a.name + " count", a.count, 1, kMaxElements);
     }
   }
 }

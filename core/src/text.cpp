@@ -2,6 +2,7 @@
 // give: strict, bounded, never undefined behaviour (no sscanf, no stoul).
 #include "fatcl/text.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdarg>
@@ -80,6 +81,16 @@ std::string format(const char* fmt, ...) {
 }
 
 }  // namespace detail
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return lines;
+}
+
 std::optional<double> parse_number(std::string_view text) {
   if (text.empty() || text.size() > 64 || std::isspace(static_cast<unsigned char>(text[0]))) {
     return std::nullopt;

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -109,9 +108,10 @@ struct ProblemData {
 // argument's bytes are its size. Drawn from the seed, the problem and the
 // argument, so every variant of a problem gets the same values (and the same
 // first elements where a count depends on the variant's parameters).
-std::vector<Bytes> arguments_of(const LaunchDescription& d, const Variant& variant,
+// `names` bind the problem and the variant's parameters, checked by
+// LaunchDescription::check_at.
+std::vector<Bytes> arguments_of(const LaunchDescription& d, const Bindings& names,
                                 const ProblemData& p, unsigned seed) {
-  const Bindings names = d.bind(variant, p.problem);
   std::vector<Bytes> out;
   for (std::size_t a = 0; a < d.arguments.size(); ++a) {
     const Arg& arg = d.arguments[a];
@@ -139,10 +139,6 @@ std::vector<Bytes> arguments_of(const LaunchDescription& d, const Variant& varia
       }
     } else {
       const long long count = evaluate(arg.count, names);
-      if (count < 1 || count > (1ll << 31)) {
-        throw Error("argument " + arg.name + " count \"" + arg.count + "\" is " +
-                    std::to_string(count) + " at " + p.text + ", not from 1 to 2^31");
-      }
       bytes.resize(static_cast<std::size_t>(count) * size_of(arg.type));
       if (arg.kind == Arg::Kind::Local) {
         // Only its size matters.
@@ -215,24 +211,21 @@ std::string difference(const Arg& a, const Bytes& got, const Bytes& want, double
 
 // The NDRange of one launch: the description's global sizes rounded up to
 // whole work-groups of the variant's required size, else the
-// description's "local", else the driver's choice.
+// description's "local", else the driver's choice. `names` as
+// arguments_of's.
 struct Geometry {
   std::vector<std::size_t> global, local;  // local empty: the driver's
 };
 Geometry geometry(const LaunchDescription& d, const Variant& v, const Bindings& names) {
   Geometry g;
   for (std::size_t i = 0; i < d.global.size(); ++i) {
-    const long long n = evaluate(d.global[i], names);
-    if (n < 1) throw Error("global[" + std::to_string(i) + "] is " + std::to_string(n));
-    g.global.push_back(static_cast<std::size_t>(n));
+    g.global.push_back(static_cast<std::size_t>(evaluate(d.global[i], names)));
   }
   if (v.work_group_items() > 0) {
     for (std::size_t i = 0; i < d.global.size(); ++i) g.local.push_back(v.reqd_work_group_size[i]);
   } else if (!d.local.empty()) {
     for (const std::string& e : d.local) {
-      const long long n = evaluate(e, names);
-      if (n < 1) throw Error("local size \"" + e + "\" is " + std::to_string(n));
-      g.local.push_back(static_cast<std::size_t>(n));
+      g.local.push_back(static_cast<std::size_t>(evaluate(e, names)));
     }
   }
   for (std::size_t i = 0; i < g.local.size(); ++i) {
@@ -253,9 +246,10 @@ LaunchOutcome launch_once(const cl::Context& context, const cl::CommandQueue& qu
   const std::string name = out.variant + " [" + out.tier + "] at " + p.text;
   bool began = false;  // the begin line is out, the end line not yet
   try {
+    d.check_at(k.variant, p.problem);  // sizes the build did not check
     const Bindings names = d.bind(k.variant, p.problem);
     const Geometry g = geometry(d, k.variant, names);
-    std::vector<Bytes> values = arguments_of(d, k.variant, p, seed);
+    std::vector<Bytes> values = arguments_of(d, names, p, seed);
     cl::Kernel kernel = k.kernel;
     std::vector<cl::Buffer> buffers(d.arguments.size());
     for (std::size_t a = 0; a < d.arguments.size(); ++a) {
@@ -461,16 +455,10 @@ std::vector<SimulatorFinding> simulator_findings(std::string_view output) {
   std::vector<SimulatorFinding> out;
   std::vector<std::pair<std::string, SimulatorFinding>> kinds;  // by kind of report
   std::string launch;
-  std::vector<std::string> lines;
-  for (std::size_t at = 0; at <= output.size();) {
-    const std::size_t end = output.find('\n', at);
-    lines.emplace_back(output.substr(at, end == std::string_view::npos ? end : end - at));
-    if (end == std::string_view::npos) break;
-    at = end + 1;
-  }
+  const std::vector<std::string_view> lines = split_lines(output);
   const std::string begin = std::string(kLaunchBegin) + " ", finish = std::string(kLaunchEnd);
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string& line = lines[i];
+    const std::string line(lines[i]);
     if (line.rfind(begin, 0) == 0) {
       launch = line.substr(begin.size());
       continue;
@@ -488,11 +476,11 @@ std::vector<SimulatorFinding> simulator_findings(std::string_view output) {
     std::string where;
     for (std::size_t j = i + 1; j < lines.size() && !lines[j].empty() && lines[j][0] == '\t';
          ++j) {
-      const std::string detail = lines[j].substr(1);
+      const std::string detail(lines[j].substr(1));
       if (detail.rfind("At line ", 0) == 0 && where.empty()) {
         where = detail;
         if (j + 1 < lines.size() && lines[j + 1].size() > 1) {
-          std::string code = lines[j + 1].substr(1);
+          std::string code(lines[j + 1].substr(1));
           code.erase(0, code.find_first_not_of(" \t"));
           where += " " + code;
         }

@@ -184,14 +184,10 @@ std::string DeviceCheckReport::to_text(bool explain) const {
     }
     out += check.problem.empty() ? "\n" : "; PROBLEM (below)\n";
     if (explain) {
-      std::string text = c.explanation.to_string();
-      std::string indented;
-      for (std::size_t at = 0; at < text.size();) {
-        const std::size_t end = text.find('\n', at);
-        indented += "    " + text.substr(at, end - at) + "\n";
-        at = end == std::string::npos ? text.size() : end + 1;
+      const std::string text = c.explanation.to_string();  // the lines view it
+      for (std::string_view line : split_lines(text)) {
+        out += "    " + std::string(line) + "\n";
       }
-      out += indented;
     }
   }
   std::size_t problems = 0;

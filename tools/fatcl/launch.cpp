@@ -31,11 +31,9 @@ constexpr const char* kReportLine = "fatcl-launch: ";
 
 int run_launch(const Options& o) {
   auto emit = [&o](const std::string& text) {
-    std::size_t at = 0;
-    while (at < text.size()) {
-      const std::size_t end = std::min(text.find('\n', at), text.size());
-      std::printf("%s%s\n", o.progress ? kReportLine : "", text.substr(at, end - at).c_str());
-      at = end + 1;
+    for (std::string_view line : split_lines(text)) {
+      std::printf("%s%.*s\n", o.progress ? kReportLine : "", static_cast<int>(line.size()),
+                  line.data());
     }
     std::fflush(stdout);
   };
@@ -121,10 +119,8 @@ OclgrindCheck check_under_oclgrind(const std::vector<fs::path>& paths,
   // own (fatcl: error: ...) or of the simulator, or why it did not start,
   // at the margin.
   std::string text;
-  for (std::size_t at = 0; at < r.output.size();) {
-    const std::size_t end = std::min(r.output.find('\n', at), r.output.size());
-    const std::string line = r.output.substr(at, end - at);
-    at = end + 1;
+  for (std::string_view view : split_lines(r.output)) {
+    const std::string line(view);
     if (line.rfind(kReportLine, 0) == 0) {
       text += "  " + line.substr(std::string(kReportLine).size()) + "\n";
     } else if (line.rfind("fatcl: ", 0) == 0 || line.rfind("oclgrind: ", 0) == 0 ||

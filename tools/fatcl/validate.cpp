@@ -57,10 +57,11 @@ int run_validate(const Options& o) {
   }
   std::optional<OclgrindCheck> simulated;
   if (o.oclgrind) {
-    if (family_paths(o.paths).empty()) {
+    const std::vector<fs::path> paths = family_paths(o.paths);
+    if (paths.empty()) {
       throw Error("--oclgrind: name the bundles or programs whose families to run");
     }
-    simulated = check_under_oclgrind(family_paths(o.paths), o.oclgrind_path, o.seed);
+    simulated = check_under_oclgrind(paths, o.oclgrind_path, o.seed);
   }
   if (o.devices.empty()) {
     if (o.bundled || !o.source_ok.empty() || !o.problem.empty() || !o.tuning.empty() ||

@@ -37,8 +37,7 @@ VerbRun add_cache(CLI::App& app);     // cache.cpp
 VerbRun add_launch(CLI::App& app);    // launch.cpp
 
 // "1024x1024x512" or "1024,1024,512" -> sizes.
-inline std::vector<std::size_t> parse_problem(const std::string& text,
-                                              const std::string& option = "--problem") {
+inline std::vector<std::size_t> parse_problem(const std::string& text) {
   std::vector<std::size_t> out;
   std::size_t at = 0;
   while (at <= text.size()) {
@@ -46,7 +45,7 @@ inline std::vector<std::size_t> parse_problem(const std::string& text,
     const std::string part = text.substr(at, end == std::string::npos ? end : end - at);
     const std::optional<std::uint64_t> n = parse_whole_number(part, 1, 1ull << 40);
     if (!n) {
-      throw Error(option + " \"" + text.substr(0, 60) + "\": \"" + part.substr(0, 20) +
+      throw Error("--problem \"" + text.substr(0, 60) + "\": \"" + part.substr(0, 20) +
                   "\" is not a size from 1 to 2^40 (sizes look like 1024x1024x512)");
     }
     out.push_back(static_cast<std::size_t>(*n));

@@ -92,6 +92,9 @@ struct LaunchDescription {
   // problems (names known, no division by zero or overflow, sizes and counts
   // in range); throws fatcl::Error naming the variant, the field and why.
   void check(const std::vector<Variant>& variants) const;
+  // The same for one variant at one problem (a run at sizes the build did
+  // not check).
+  void check_at(const Variant& variant, const std::vector<long long>& problem) const;
 };
 
 // "n=129" or "M=1 N=17 K=33": a problem for people.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace fatcl {
 
@@ -18,6 +19,9 @@ bool parse_opencl_version(std::string_view text, int* major, int* minor);
 // otherwise. For counts and sizes given as text (options, environment).
 std::optional<std::uint64_t> parse_whole_number(std::string_view text, std::uint64_t lo,
                                                 std::uint64_t hi);
+// The lines of `text`, without their '\n' (a final '\n' ends the last
+// line; it does not start an empty one). Views into `text`.
+std::vector<std::string_view> split_lines(std::string_view text);
 // A finite decimal number, the whole text ("1.5", "-2", "3e-4"); none otherwise.
 std::optional<double> parse_number(std::string_view text);
 
