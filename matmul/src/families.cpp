@@ -681,4 +681,12 @@ std::size_t matmul_k_per_launch(const DeviceCaps& caps) {
                                                     : kMatmulMaxKPerLaunch;
 }
 
+std::size_t matmul_padded_ldb(MatmulKernel family, const Variant& variant, const DeviceCaps& caps,
+                              std::size_t ldb) {
+  const bool reads_b_in_place = family == MatmulKernel::Blocked && param_or(variant, "SB", 1) == 0;
+  if (!reads_b_in_place || !(caps.device_type & CL_DEVICE_TYPE_CPU)) return 0;
+  constexpr std::size_t kAliasBytes = 4096, kLineFloats = 64 / sizeof(float);
+  return (ldb * sizeof(float)) % kAliasBytes == 0 ? ldb + kLineFloats : 0;
+}
+
 }  // namespace fatcl

@@ -49,23 +49,30 @@ struct Matmul::Impl {
   }
   std::map<std::string, std::unique_ptr<Chosen>> by_class;
 
-  // The skinny families' partial products, kept between enqueues, and the
-  // last launch that reads it.
-  cl::Buffer workspace;
-  std::size_t workspace_floats = 0;
-  cl::Event workspace_free;
-  const cl::Buffer& workspace_for(std::size_t floats) {
-    if (floats > workspace_floats) {
-      cl_int err = CL_SUCCESS;
-      cl_mem w =
-          clCreateBuffer(context(), CL_MEM_READ_WRITE, floats * sizeof(float), nullptr, &err);
-      check_cl(err, "clCreateBuffer(the split-K workspace, " +
-                        std::to_string(floats * sizeof(float)) + " B)");
-      workspace = cl::Buffer(w, false);
-      workspace_floats = floats;
+  // A buffer kept between enqueues, grown on demand, and the last launch
+  // that reads it (the next user waits for it).
+  struct Workspace {
+    const char* what;
+    cl::Buffer buffer;
+    std::size_t floats = 0;
+    cl::Event free;
+    const cl::Buffer& at_least(const cl::Context& context, std::size_t wanted) {
+      if (wanted > floats) {
+        cl_int err = CL_SUCCESS;
+        cl_mem w =
+            clCreateBuffer(context(), CL_MEM_READ_WRITE, wanted * sizeof(float), nullptr, &err);
+        check_cl(err, std::string("clCreateBuffer(") + what + ", " +
+                          std::to_string(wanted * sizeof(float)) + " B)");
+        buffer = cl::Buffer(w, false);
+        floats = wanted;
+      }
+      return buffer;
     }
-    return workspace;
-  }
+  };
+  // The partial products of a split K, and B copied with longer rows
+  // (matmul_padded_ldb).
+  Workspace split_parts{"the split-K workspace"};
+  Workspace padded_b{"the copy of B with padded rows"};
 
   Chosen& chosen_for(std::size_t m, std::size_t n, std::size_t k);
   // What load() gets for one shape: the options' tier, store, cache and
@@ -453,22 +460,40 @@ cl::Event Matmul::Impl::launch(const cl::CommandQueue& queue, Chosen& chosen,
                                std::size_t m, std::size_t n, std::size_t k,
                                std::vector<cl_event> events) {
   cl::Event last;
+  const Variant& v = kernel.variant;
+  // B copied whole, once for all launches, where its rows would alias.
+  const cl::Buffer* b_read = &b;
+  std::size_t ldb = n;
+  if (const std::size_t padded = matmul_padded_ldb(chosen.kernel, v, caps, n)) {
+    const cl::Buffer& copy = padded_b.at_least(context, k * padded);
+    if (padded_b.free()) events.push_back(padded_b.free());
+    const std::size_t origin[3] = {0, 0, 0}, region[3] = {n * sizeof(float), k, 1};
+    cl_event copied = nullptr;
+    check_cl(clEnqueueCopyBufferRect(queue(), b(), copy(), origin, origin, region,
+                                     n * sizeof(float), 0, padded * sizeof(float), 0,
+                                     cl_uint(events.size()), events.empty() ? nullptr : events.data(),
+                                     &copied),
+             "clEnqueueCopyBufferRect(B into rows of " + std::to_string(padded) + " floats)");
+    events = {copied};
+    last = cl::Event(copied, false);
+    b_read = &copy;
+    ldb = padded;
+  }
   const std::size_t step = k_per_launch;
   for (std::size_t k0 = 0; k0 < k; k0 += step) {
     const std::size_t kc = std::min(step, k - k0);
     const bool accumulate = k0 > 0;
-    const Variant& v = kernel.variant;
     const bool skinny = matmul_is_skinny(chosen.kernel);
     const std::size_t splits = k_splits(chosen.kernel, v, m, n, kc);
     const LaunchGeometry g = matmul_geometry(chosen.kernel, v, m, n, free_local, splits);
     if (splits == 1) {
-      last = detail::launch_matmul(queue, kernel.kernel, g, a, b, c, m, n, kc, k, n, n, k0,
+      last = detail::launch_matmul(queue, kernel.kernel, g, a, *b_read, c, m, n, kc, k, ldb, n, k0,
                                    accumulate, events, skinny ? &c : nullptr);
     } else {
       // The partial products go to the workspace, which the previous
       // split product (maybe on another queue) must have finished reading.
-      const cl::Buffer& w = workspace_for(splits * m * n);
-      if (workspace_free()) events.push_back(workspace_free());
+      const cl::Buffer& w = split_parts.at_least(context, splits * m * n);
+      if (split_parts.free()) events.push_back(split_parts.free());
       auto made = [&](cl::Kernel& made, const char* name) -> const cl::Kernel& {
         if (!made()) {
           cl_int err = CL_SUCCESS;
@@ -481,16 +506,18 @@ cl::Event Matmul::Impl::launch(const cl::CommandQueue& queue, Chosen& chosen,
       // A skinny kernel takes the workspace as its last argument; the
       // blocked family's split kernel writes its parts' planes into it.
       const cl::Event parts =
-          skinny ? detail::launch_matmul(queue, kernel.kernel, g, a, b, c, m, n, kc, k, n, n, k0,
-                                         false, events, &w)
+          skinny ? detail::launch_matmul(queue, kernel.kernel, g, a, *b_read, c, m, n, kc, k, ldb,
+                                         n, k0, false, events, &w)
                  : detail::launch_matmul(queue, made(split_k.product, "matmul_blocked_split"), g, a,
-                                         b, w, m, n, kc, k, n, n, k0, false, events, nullptr);
+                                         *b_read, w, m, n, kc, k, ldb, n, k0, false, events,
+                                         nullptr);
       last = detail::launch_splitk_sum(queue, made(split_k.sum, "matmul_splitk_sum"), w, c, m, n,
                                        splits, n, accumulate, {parts()});
-      workspace_free = last;
+      split_parts.free = last;
     }
     events = {last()};
   }
+  if (b_read != &b) padded_b.free = last;
   return last;
 }
 

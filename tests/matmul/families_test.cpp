@@ -208,6 +208,29 @@ TEST(MatmulFamilies, SkinnyGeometryAndKSplits) {
   EXPECT_EQ(matmul_geometry(MatmulKernel::FewRows, rows, 1, 1000, {16, 16}, 3).depth, 1u);
 }
 
+// A CPU point that reads B in place gets B copied with rows one cache line
+// longer where B's rows lie a multiple of 4 KiB apart; a point that stages
+// B, another family, a GPU and other strides read B where it lies.
+TEST(MatmulFamilies, BIsCopiedWhereItsRowsWouldAliasInTheCaches) {
+  const Manifest& m = matmul_family(MatmulKernel::Blocked).manifest();
+  const Variant& in_place =
+      m.variant("matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1");
+  const Variant& staged =
+      m.variant("matmul_blocked_MWG32_NWG64_KWG32_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB1_KWI8_PF0_FMA1");
+  DeviceCaps cpu = device(48, 1024, 3, 0, "");
+  cpu.device_type = CL_DEVICE_TYPE_CPU;
+  EXPECT_EQ(matmul_padded_ldb(MatmulKernel::Blocked, in_place, cpu, 1024), 1040u);
+  EXPECT_EQ(matmul_padded_ldb(MatmulKernel::Blocked, in_place, cpu, 3072), 3088u);
+  EXPECT_EQ(matmul_padded_ldb(MatmulKernel::Blocked, in_place, cpu, 1536), 0u);
+  EXPECT_EQ(matmul_padded_ldb(MatmulKernel::Blocked, in_place, cpu, 1000), 0u);
+  EXPECT_EQ(matmul_padded_ldb(MatmulKernel::Blocked, staged, cpu, 2048), 0u);
+  const Variant& tiled = matmul_family(MatmulKernel::Tiled).manifest().variants.front();
+  EXPECT_EQ(matmul_padded_ldb(MatmulKernel::Tiled, tiled, cpu, 2048), 0u);
+  DeviceCaps gpu = cpu;
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  EXPECT_EQ(matmul_padded_ldb(MatmulKernel::Blocked, in_place, gpu, 2048), 0u);
+}
+
 // Before any measurement a skinny family ranks by its model of the passes
 // over the large operand: one column, the NS = 1 point of the device's kind;
 // four columns, an NS = 4 one; sixteen on a CPU, the NS = 16 one.

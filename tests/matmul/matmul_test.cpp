@@ -154,12 +154,14 @@ TEST_P(VariantTest, MatchesReference) {
       << matmul->explanation().to_string(Explanation::Detail::EveryStep);
 }
 
-// Odd sizes, one-row and one-column products, exact tiles, and K past
-// 65,536 (split into launches: llvmpipe stops loops there).
+// Odd sizes, one-row and one-column products, exact tiles, K past 65,536
+// (split into launches: llvmpipe stops loops there), and rows of B 4 KiB
+// apart (a CPU point that reads B in place gets it copied with longer rows;
+// on llvmpipe in launches of 256 of K).
 std::vector<Size> sizes() {
-  std::vector<Size> all = {{1, 1, 1},       {17, 33, 65}, {33, 17, 40},    {1000, 1, 999},
-                           {1, 1000, 7},    {64, 64, 64}, {257, 129, 511}, {512, 384, 320},
-                           {256, 256, 256}, {7, 9, 65600}};
+  std::vector<Size> all = {{1, 1, 1},       {17, 33, 65},  {33, 17, 40},    {1000, 1, 999},
+                           {1, 1000, 7},    {64, 64, 64},  {257, 129, 511}, {512, 384, 320},
+                           {256, 256, 256}, {7, 9, 65600}, {33, 1024, 300}};
   if (env("FATCL_TEST_SIZES") == "small") all.resize(3);
   if (env("FATCL_TEST_SIZES") == "edges" && !env("FATCL_TEST_VARIANT").empty()) {
     // The variant's own tile edges: 1x1x1, and one below and one above a
