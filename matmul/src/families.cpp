@@ -196,8 +196,9 @@ double device_fill(double groups, const DeviceCaps& caps) {
 // as matmul_k_splits splits it (the part K runs in one launch).
 double launched_groups(MatmulKernel family, const Variant& v, const DeviceCaps& caps,
                        const std::vector<std::size_t>& problem) {
-  const std::size_t parts = matmul_k_splits(family, v, problem[0], problem[1],
-                                            std::min(problem[2], matmul_k_per_launch(caps)), caps);
+  const std::size_t parts =
+      matmul_k_splits(family, v, problem[0], problem[1],
+                      std::min(problem[2], matmul_k_per_launch(caps, family, v)), caps);
   const LaunchGeometry g = matmul_geometry(family, v, problem[0], problem[1], {16, 16}, parts);
   return double(g.global[0] / g.local[0]) * double(g.global[1] / g.local[1]) * double(g.depth);
 }
@@ -280,9 +281,10 @@ double blocked_efficiency(const Variant& v, const DeviceCaps& caps,
   const double mwg = double(v.param("MWG")), nwg = double(v.param("NWG")),
                kwg = double(v.param("KWG"));
   const double tiles_m = std::ceil(m / mwg), tiles_n = std::ceil(n / nwg);
+  const std::size_t k_launch =
+      std::min(problem[2], matmul_k_per_launch(caps, MatmulKernel::Blocked, v));
   const double parts =
-      double(matmul_k_splits(MatmulKernel::Blocked, v, problem[0], problem[1],
-                             std::min(problem[2], matmul_k_per_launch(caps)), caps));
+      double(matmul_k_splits(MatmulKernel::Blocked, v, problem[0], problem[1], k_launch, caps));
   const double k_part = std::ceil(std::ceil(k / parts) / kwg) * kwg;
   const double useful = (m * n * k) / (tiles_m * mwg * tiles_n * nwg * parts * k_part);
   const bool guarded_loop = (v.param("SA") == 0 && m < mwg) || (v.param("SB") == 0 && n < nwg);
@@ -327,12 +329,13 @@ Family make_family(MatmulKernel kernel, const EmbeddedFamily& embedded) {
       break;
   }
   // As Matmul launches it: a launch per slice of K (matmul_k_per_launch),
-  // two where that slice is split over work-groups.
+  // two where that slice is split over work-groups, and the copy of B where
+  // its rows would alias (matmul_padded_ldb).
   d.launches = [kernel](const Variant& v, const DeviceCaps& caps,
                         const std::vector<std::size_t>& p) {
     if (p.size() != 3) return 1.0;
-    const std::size_t step = matmul_k_per_launch(caps);
-    double count = 0;
+    const std::size_t step = matmul_k_per_launch(caps, kernel, v);
+    double count = matmul_padded_ldb(kernel, v, caps, p[1]) ? 1 : 0;
     for (std::size_t k0 = 0; k0 < p[2]; k0 += step) {
       const std::size_t kc = std::min(step, p[2] - k0);
       count += matmul_k_splits(kernel, v, p[0], p[1], kc, caps) > 1 ? 2 : 1;
@@ -681,10 +684,25 @@ std::size_t matmul_k_per_launch(const DeviceCaps& caps) {
                                                     : kMatmulMaxKPerLaunch;
 }
 
+namespace {
+
+// A blocked point on a CPU that reads B from global memory.
+bool cpu_reads_b_in_place(MatmulKernel family, const Variant& variant, const DeviceCaps& caps) {
+  return family == MatmulKernel::Blocked && param_or(variant, "SB", 1) == 0 &&
+         (caps.device_type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
+}  // namespace
+
+std::size_t matmul_k_per_launch(const DeviceCaps& caps, MatmulKernel family,
+                                const Variant& variant) {
+  const std::size_t most = matmul_k_per_launch(caps);
+  return cpu_reads_b_in_place(family, variant, caps) ? std::min(most, kMatmulCpuKPerLaunch) : most;
+}
+
 std::size_t matmul_padded_ldb(MatmulKernel family, const Variant& variant, const DeviceCaps& caps,
                               std::size_t ldb) {
-  const bool reads_b_in_place = family == MatmulKernel::Blocked && param_or(variant, "SB", 1) == 0;
-  if (!reads_b_in_place || !(caps.device_type & CL_DEVICE_TYPE_CPU)) return 0;
+  if (!cpu_reads_b_in_place(family, variant, caps)) return 0;
   constexpr std::size_t kAliasBytes = 4096, kLineFloats = 64 / sizeof(float);
   return (ldb * sizeof(float)) % kAliasBytes == 0 ? ldb + kLineFloats : 0;
 }

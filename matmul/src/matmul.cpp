@@ -14,7 +14,6 @@ struct Matmul::Impl {
   LoadedKernel loaded;
   MatmulKernel kernel = MatmulKernel::Blocked;
   std::array<std::size_t, 2> free_local{16, 16};
-  std::size_t k_per_launch = kMatmulMaxKPerLaunch;
   cl::Context context;
   cl::Device device;
   MatmulOptions options;
@@ -41,7 +40,7 @@ struct Matmul::Impl {
                    const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k,
                    std::vector<cl_event> events);
   void learn_online(Chosen& chosen, const std::vector<std::size_t>& problem);
-  // The parts K (at most k_per_launch of it) is split into over work-groups.
+  // The parts K (at most matmul_k_per_launch of it) is split into over work-groups.
   std::size_t k_splits(MatmulKernel family, const Variant& v, std::size_t m, std::size_t n,
                        std::size_t kc) const {
     return options.k_splits && matmul_splits_k(family) ? std::min(options.k_splits, kc)
@@ -146,7 +145,6 @@ Matmul::Matmul(const cl::Context& context, const cl::Device& device, const Matmu
 
   const DeviceCaps caps = DeviceCaps::query(device);
   impl_->caps = caps;
-  impl_->k_per_launch = matmul_k_per_launch(caps);
 
   // The naive kernel leaves its work-group open: the largest square power
   // of two the kernel and the device allow, at most 16x16.
@@ -233,10 +231,12 @@ void Matmul::Impl::learn_online(Chosen& chosen, const std::vector<std::size_t>& 
 
 std::size_t Matmul::launches(std::size_t m, std::size_t n, std::size_t k) const {
   const Impl::Chosen& chosen = impl_->chosen_for(m, n, k);
-  std::size_t count = 0;
-  for (std::size_t k0 = 0; k0 < k; k0 += impl_->k_per_launch) {
-    const std::size_t kc = std::min(impl_->k_per_launch, k - k0);
-    count += impl_->k_splits(chosen.kernel, chosen.loaded.variant, m, n, kc) == 1 ? 1 : 2;
+  const Variant& v = chosen.loaded.variant;
+  const std::size_t step = matmul_k_per_launch(impl_->caps, chosen.kernel, v);
+  std::size_t count = matmul_padded_ldb(chosen.kernel, v, impl_->caps, n) ? 1 : 0;
+  for (std::size_t k0 = 0; k0 < k; k0 += step) {
+    const std::size_t kc = std::min(step, k - k0);
+    count += impl_->k_splits(chosen.kernel, v, m, n, kc) == 1 ? 1 : 2;
   }
   return count;
 }
@@ -479,7 +479,7 @@ cl::Event Matmul::Impl::launch(const cl::CommandQueue& queue, Chosen& chosen,
     b_read = &copy;
     ldb = padded;
   }
-  const std::size_t step = k_per_launch;
+  const std::size_t step = matmul_k_per_launch(caps, chosen.kernel, v);
   for (std::size_t k0 = 0; k0 < k; k0 += step) {
     const std::size_t kc = std::min(step, k - k0);
     const bool accumulate = k0 > 0;

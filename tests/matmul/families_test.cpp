@@ -546,6 +546,19 @@ TEST(MatmulFamilies, LaunchesAreToldApartFromComputing) {
   EXPECT_EQ(blocked.description().launches(big, gpu, {4096, 4096, 4096}), 1);
   // K beyond one launch's share (kMatmulMaxKPerLaunch): a launch per share.
   EXPECT_EQ(blocked.description().launches(big, gpu, {4096, 4096, 3 * kMatmulMaxKPerLaunch}), 3);
+  // A CPU point that reads B in place: launches of kMatmulCpuKPerLaunch of
+  // K, and the copy of B where its rows lie 4 KiB apart.
+  const Variant& in_place = blocked.manifest().variant(
+      "matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1");
+  DeviceCaps cpu = gpu;
+  cpu.device_type = CL_DEVICE_TYPE_CPU;
+  cpu.compute_units = 2;
+  EXPECT_EQ(matmul_k_per_launch(cpu, MatmulKernel::Blocked, in_place), kMatmulCpuKPerLaunch);
+  EXPECT_EQ(matmul_k_per_launch(cpu, MatmulKernel::Blocked, big), kMatmulMaxKPerLaunch);
+  EXPECT_EQ(matmul_k_per_launch(gpu, MatmulKernel::Blocked, in_place), kMatmulMaxKPerLaunch);
+  EXPECT_EQ(blocked.description().launches(in_place, cpu, {3000, 3000, 3000}), 3);
+  EXPECT_EQ(blocked.description().launches(in_place, cpu, {3000, 3072, 3000}), 4);
+  EXPECT_EQ(blocked.description().launches(in_place, cpu, {1000, 1024, 1024}), 2);
 
   // A launch behind the first (a split's sum) costs kLaterLaunchShare of
   // one: an entry measured split, carried to sizes run in one launch, loses
