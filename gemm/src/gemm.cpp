@@ -544,11 +544,20 @@ StatusCode run(Request r) {
   // hold contiguously; A^T read in place cost it 1.3 to 2.5 times NN's
   // time); the passes are part of the call. Packed A^T (m x k per product)
   // comes first in the space, B^T (k x n) after it.
+  // Such a point on a CPU takes B itself copied into rows one cache line
+  // longer where its rows lie a multiple of 4 KiB apart (matmul_padded_ldb:
+  // they would fall into the same few cache sets), after A^T where packed.
   const bool blocked = chosen.kernel == "gemm_blocked";  // the reference path reads any form
   const bool pack_a = blocked && a_trans && k_used > 0 && chosen.variant.param("SA") == 0;
   const bool pack_b = blocked && b_trans && k_used > 0 && chosen.variant.param("SB") == 0;
-  const std::size_t a_packed = pack_a ? r.m * k_used : 0, b_packed = pack_b ? k_used * r.n : 0;
-  const std::size_t packed_bytes = (a_packed + b_packed) * r.batch * (std::size_t(r.bits) / 8);
+  const std::size_t element = std::size_t(r.bits) / 8;
+  const std::size_t b_padded_ld =
+      blocked && !b_trans && k_used > 0
+          ? matmul_padded_ldb(MatmulKernel::Blocked, chosen.variant, facts.caps, r.b_ld, element)
+          : 0;
+  const std::size_t a_packed = pack_a ? r.m * k_used : 0;
+  const std::size_t b_packed = pack_b ? k_used * r.n : b_padded_ld ? k_used * b_padded_ld : 0;
+  const std::size_t packed_bytes = (a_packed + b_packed) * r.batch * element;
   if (r.temp_size) {
     *r.temp_size = packed_bytes;
     return StatusCode::kSuccess;
@@ -562,8 +571,9 @@ StatusCode run(Request r) {
       return static_cast<StatusCode>(err);  // CL_INVALID_MEM_OBJECT is kInvalidMemObject
     }
     if (size < packed_bytes) {
-      g_message = "the temporary buffer holds " + std::to_string(size) +
-                  " bytes; packing " + (pack_a && pack_b ? "A^T and B^T" : pack_a ? "A^T" : "B^T") +
+      const std::string b_what = pack_b ? "B^T" : "B with longer rows";
+      g_message = "the temporary buffer holds " + std::to_string(size) + " bytes; packing " +
+                  (pack_a && b_packed ? "A^T and " + b_what : pack_a ? "A^T" : b_what) +
                   " for this call takes " + std::to_string(packed_bytes) +
                   " (GemmTempBufferSize)";
       return StatusCode::kInsufficientMemoryTemp;
@@ -600,9 +610,7 @@ StatusCode run(Request r) {
       o[3 * i + 2] = cl_long(r.c_offsets[i]);
     }
   }
-  if (pack_a || pack_b) {
-    const Chosen t = choose_transpose(context, device, r.bits);
-    const Borrowed blocks(t.program(), "gemm_transpose"), edge(t.program(), "gemm_transpose_edge");
+  if (pack_a || b_packed) {
     auto after = [&last](std::vector<cl_event> events) {
       for (cl_event e : events) last.emplace_back(e, false);
     };
@@ -614,12 +622,20 @@ StatusCode run(Request r) {
     space = packing_space(context, queue, packed_bytes, r.temp);
     std::vector<cl_event> read_by;  // the last launch that read the kept space
     if (space.kept && space.kept->read_by()) read_by.push_back(space.kept->read_by());
+    std::optional<Chosen> t;
+    std::optional<Borrowed> blocks, edge;
+    if (pack_a || pack_b) {
+      t = choose_transpose(context, device, r.bits);
+      blocks.emplace(t->program(), "gemm_transpose");
+      edge.emplace(t->program(), "gemm_transpose_edge");
+    }
     if (pack_a) {
       // op(A), m x k, stored A^T (k x m), packed row-major at the space's
       // start; the batch's A offsets (index 0 of each product's three)
       // follow it.
       const std::size_t per = a_packed;
-      after(detail::launch_transpose(queue, blocks(), edge(), k_used, r.m, r.a, r.a_offset, r.a_ld,
+      after(detail::launch_transpose(queue, (*blocks)(), (*edge)(), k_used, r.m, r.a, r.a_offset,
+                                     r.a_ld,
                                      r.a_stride, given, r.batched, 0, space.mem, 0, r.batch,
                                      read_by));
       for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i] = cl_long(i * per);
@@ -629,11 +645,25 @@ StatusCode run(Request r) {
       // op(B), k x n, stored B^T (n x k), packed row-major after A^T; the
       // batch's B offsets (index 1) follow it.
       const std::size_t start = a_packed * r.batch, per = b_packed;
-      after(detail::launch_transpose(queue, blocks(), edge(), r.n, k_used, r.b, r.b_offset, r.b_ld,
+      after(detail::launch_transpose(queue, (*blocks)(), (*edge)(), r.n, k_used, r.b, r.b_offset,
+                                     r.b_ld,
                                      r.b_stride, given, r.batched, 1, space.mem, start, r.batch,
                                      read_by));
       for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i + 1] = cl_long(start + i * per);
       l.b = space.mem, l.b_ld = r.n, l.b_trans = false, l.b_offset = start, l.b_stride = per;
+    }
+    if (b_padded_ld) {
+      // B, k x n a product, copied into rows of b_padded_ld after A^T: the
+      // batch's B offsets (index 1) follow it.
+      const std::size_t start = a_packed * r.batch, per = b_packed;
+      std::vector<std::size_t> from(r.batch);
+      for (std::size_t i = 0; i < r.batch; ++i) {
+        from[i] = r.batched ? r.b_offsets[i] : r.b_offset + i * r.b_stride;
+      }
+      after(detail::copy_rows(queue, r.b, from, r.b_ld, space.mem, start, per, b_padded_ld, r.n,
+                              k_used, element, read_by));
+      for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i + 1] = cl_long(start + i * per);
+      l.b = space.mem, l.b_ld = b_padded_ld, l.b_offset = start, l.b_stride = per;
     }
   }
   if (r.batched) {
@@ -655,12 +685,16 @@ StatusCode run(Request r) {
   } else {
     l.batch_offsets = l.batch_scalars = unused();
   }
-  // K in parts of at most k_per_launch (a driver's loop limit), each after
-  // the first adding to C.
+  // K in parts of at most k_per_launch (a driver's loop limit; on a CPU,
+  // for a point that reads B in place, what keeps its panels in the caches),
+  // each after the first adding to C.
+  const std::size_t k_per_launch =
+      blocked ? matmul_k_per_launch(facts.caps, MatmulKernel::Blocked, chosen.variant)
+              : facts.k_per_launch;
   std::size_t k0 = 0;
   do {
     l.k_begin = k0;
-    l.k = std::min(facts.k_per_launch, k_used - k0);
+    l.k = std::min(k_per_launch, k_used - k0);
     l.accumulate = k0 > 0;
     const cl::Event done(detail::launch_gemm(queue, kernel(), chosen.variant, r.bits, l, waits()),
                          false);

@@ -701,10 +701,10 @@ std::size_t matmul_k_per_launch(const DeviceCaps& caps, MatmulKernel family,
 }
 
 std::size_t matmul_padded_ldb(MatmulKernel family, const Variant& variant, const DeviceCaps& caps,
-                              std::size_t ldb) {
+                              std::size_t ldb, std::size_t element_bytes) {
   if (!cpu_reads_b_in_place(family, variant, caps)) return 0;
-  constexpr std::size_t kAliasBytes = 4096, kLineFloats = 64 / sizeof(float);
-  return (ldb * sizeof(float)) % kAliasBytes == 0 ? ldb + kLineFloats : 0;
+  constexpr std::size_t kAliasBytes = 4096, kLineBytes = 64;
+  return (ldb * element_bytes) % kAliasBytes == 0 ? ldb + kLineBytes / element_bytes : 0;
 }
 
 }  // namespace fatcl

@@ -125,6 +125,9 @@ struct Form {
   Kind kind = Kind::Single;
   std::size_t batch = 1;
   cl_mem temp = nullptr;  // Gemm's temp_buffer (Kind::Single)
+  // Leading dimensions rounded up to a multiple of this many elements, and
+  // a strided batch's products a whole number of rows apart (0: neither).
+  std::size_t ld_multiple = 0;
   std::string describe(int bits) const {
     return std::string(precision(bits)) + " " + name(layout) + " " + name(ta) + name(tb) +
            " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " " +
@@ -151,7 +154,8 @@ Operand operand(Layout l, bool trans, std::size_t r, std::size_t c, const Form& 
   const std::size_t one = l == Layout::kRowMajor ? o.cols : o.rows;
   const std::size_t two = l == Layout::kRowMajor ? o.rows : o.cols;
   o.ld = one + 3;
-  o.span = o.ld * two + stride_extra;
+  if (f.ld_multiple) o.ld = (o.ld + f.ld_multiple - 1) / f.ld_multiple * f.ld_multiple;
+  o.span = o.ld * two + (f.ld_multiple ? 0 : stride_extra);
   std::size_t at = first_offset;
   for (std::size_t i = 0; i < f.batch; ++i) {
     o.offsets.push_back(at);
@@ -509,6 +513,57 @@ TEST(Gemm, TheCallersTempBufferHoldsThePackedTransposes) {
   EXPECT_EQ(GemmTempBufferSize<float>(R, T, T, m, n, k, 0, m - 1, 0, k, 0, n, &q, size),
             StatusCode::kInvalidLeadDimA);
   OverrideVariant(device, 32, "");
+}
+
+// Rows of B a multiple of 4 KiB apart: a CPU point that reads B in place
+// gets B copied into rows one cache line longer (in the call's temporary
+// space: GemmTempBufferSize counts it) and K in launches of 1024; single,
+// strided (one 3-D copy) and batched (a copy a product) calls, both layouts,
+// op(B) plain and transposed, every precision the device has.
+TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  cl_device_id device = runtime().cl.device();
+  cl_command_queue q = runtime().cl.queue();
+  const bool cpu = (DeviceCaps::query(runtime().cl.device).device_type & CL_DEVICE_TYPE_CPU) != 0;
+  std::mt19937 rng(std::random_device{}());
+  for (int bits : precisions()) {
+    SCOPED_TRACE(precision(bits));
+    std::string unstaged;
+    for (const Variant& v : gemm_family(bits).manifest().variants) {
+      if (unstaged.empty() && v.param("SA") == 0 && v.param("SB") == 0) unstaged = v.name;
+    }
+    ASSERT_FALSE(unstaged.empty());
+    ASSERT_EQ(OverrideVariant(device, bits, unstaged), StatusCode::kSuccess) << GemmMessage();
+    // Past one launch of K where launches are cheap.
+    const std::size_t m = 33, n = 19, k = slow() ? 40 : 1100;
+    const std::size_t element = std::size_t(bits) / 8, rows_4k = 4096 / element;
+    const std::size_t ld = (k + rows_4k - 1) / rows_4k * rows_4k;  // 4 KiB multiples, >= k
+    std::size_t size = 1;
+    const Layout R = Layout::kRowMajor;
+    const Transpose N = Transpose::kNo;
+    StatusCode s = StatusCode::kUnexpectedError;
+    if (bits == 32) s = GemmTempBufferSize<float>(R, N, N, m, n, k, 0, ld, 0, ld, 0, ld, &q, size);
+    if (bits == 64) s = GemmTempBufferSize<double>(R, N, N, m, n, k, 0, ld, 0, ld, 0, ld, &q, size);
+    if (bits == 16) s = GemmTempBufferSize<half>(R, N, N, m, n, k, 0, ld, 0, ld, 0, ld, &q, size);
+    ASSERT_EQ(s, StatusCode::kSuccess) << GemmMessage();
+    EXPECT_EQ(size, cpu ? k * (ld + 64 / element) * element : 0);
+    for (Kind kind : {Kind::Single, Kind::Strided, Kind::Batched}) {
+      for (Layout layout : {Layout::kRowMajor, Layout::kColMajor}) {
+        for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+          // The slow runtimes: each kind once, B plain, the layouts in turn.
+          if (slow() && (tb != Transpose::kNo || (kind == Kind::Batched) != (layout == R))) {
+            continue;
+          }
+          Form f;
+          f.kind = kind, f.batch = kind == Kind::Single ? 1 : 3, f.layout = layout, f.tb = tb;
+          f.m = m, f.n = n, f.k = kind == Kind::Single ? k : 40, f.alpha = -0.75, f.beta = 0.5;
+          f.ld_multiple = rows_4k;
+          check_forms(bits, {f}, "");
+        }
+      }
+    }
+    OverrideVariant(device, bits, "");
+  }
 }
 
 TEST(Gemm, EveryVariantOfEachPrecision) {

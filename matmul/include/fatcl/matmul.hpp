@@ -208,8 +208,9 @@ std::size_t matmul_k_per_launch(const DeviceCaps& caps, MatmulKernel family,
 // PoCL and 80 -> 180 on Intel's runtime; the copy (16 MiB) is enqueued with
 // the product and counted in its time. GPU points stage B through local
 // memory and coalesce their reads: none is copied.
+// `element_bytes`: the GEMM entry points' doubles and halves (fatcl/gemm.hpp).
 std::size_t matmul_padded_ldb(MatmulKernel family, const Variant& variant, const DeviceCaps& caps,
-                              std::size_t ldb);
+                              std::size_t ldb, std::size_t element_bytes = sizeof(float));
 
 class Matmul {
  public:
