@@ -5,14 +5,16 @@
  * on both CPU runtimes), and A^T read in place took 1.7 times NN's time
  * (the 32 x 64 tile in single precision, PoCL) and 2.5 times in double
  * (1024^3, 2 Zen 4 cores, 2026-12-03). The pass:
- * T[t_offset + z * rows * cols + c * rows + r] = X[z][r][c] for a rows x
+ * T[t_offset + z * cols * t_ld + c * t_ld + r] = X[z][r][c] for a rows x
  * cols row-major X with leading dimension ld, product z of the batch at
  * offset + z * stride, or, where `per_batch`, at batch_offsets[3z + which]
- * (the GEMM's three offsets per product: 0 A's, 1 B's); T packed, cols x
- * rows per product. Elements are copied as bits (BITS 16, 32, 64),
- * whatever their type. gemm_transpose moves the whole 16 x 16 blocks, a
- * work-item each: its rows read as vectors into private memory, its
- * columns written as vectors, no local memory, no barrier and no branch;
+ * (the GEMM's three offsets per product: 0 A's, 1 B's); T cols x rows per
+ * product, rows t_ld apart (t_ld = rows, packed, unless those rows would
+ * lie a multiple of 4 KiB apart: see matmul_padded_ldb). Elements are
+ * copied as bits (BITS 16, 32, 64), whatever their type. gemm_transpose
+ * moves the whole 16 x 16 blocks, a work-item each: its rows read as
+ * vectors into private memory, its columns written as vectors, no local
+ * memory, no barrier and no branch;
  * gemm_transpose_edge, launched after it where rows or cols is not a
  * multiple of 16, the rest element by element. The host's NDRange leaves
  * the work-group to the driver. For 1024 x 1024 floats on 2 Zen 4 cores
@@ -46,18 +48,18 @@ __kernel void gemm_transpose(const int rows, const int cols, __global const elem
                              const long offset, const int ld, const long stride,
                              __global const long* restrict batch_offsets, const int per_batch,
                              const int which, __global element* restrict T,
-                             const long t_offset) {
+                             const long t_offset, const int t_ld) {
   const int r0 = (int)get_global_id(1) * B, c0 = (int)get_global_id(0) * B;
   const int z = (int)get_global_id(2);
   __global const element* x =
       X + (per_batch ? batch_offsets[3 * z + which] : offset + z * stride);
-  __global element* t = T + t_offset + (long)z * rows * cols;
+  __global element* t = T + t_offset + (long)z * cols * t_ld;
   element block[B][B];
   for (int i = 0; i < B; ++i) VSTORE(B)(VLOAD(B)(0, x + (long)(r0 + i) * ld + c0), 0, block[i]);
   for (int j = 0; j < B; ++j) {
     element column[B];
     for (int i = 0; i < B; ++i) column[i] = block[i][j];
-    VSTORE(B)(VLOAD(B)(0, column), 0, t + (long)(c0 + j) * rows + r0);
+    VSTORE(B)(VLOAD(B)(0, column), 0, t + (long)(c0 + j) * t_ld + r0);
   }
 }
 
@@ -68,17 +70,17 @@ __kernel void gemm_transpose_edge(const int rows, const int cols, __global const
                                   const long offset, const int ld, const long stride,
                                   __global const long* restrict batch_offsets, const int per_batch,
                                   const int which, __global element* restrict T,
-                                  const long t_offset) {
+                                  const long t_offset, const int t_ld) {
   const int i = (int)get_global_id(0);
   const int whole_rows = rows / B * B, whole_cols = cols / B * B;
   const int z = (int)get_global_id(2);
   __global const element* x =
       X + (per_batch ? batch_offsets[3 * z + which] : offset + z * stride);
-  __global element* t = T + t_offset + (long)z * rows * cols;
+  __global element* t = T + t_offset + (long)z * cols * t_ld;
   if (i < rows) {
-    for (int c = whole_cols; c < cols; ++c) t[(long)c * rows + i] = x[(long)i * ld + c];
+    for (int c = whole_cols; c < cols; ++c) t[(long)c * t_ld + i] = x[(long)i * ld + c];
   }
   if (i < whole_cols) {
-    for (int r = whole_rows; r < rows; ++r) t[(long)i * rows + r] = x[(long)r * ld + i];
+    for (int r = whole_rows; r < rows; ++r) t[(long)i * t_ld + r] = x[(long)r * ld + i];
   }
 }

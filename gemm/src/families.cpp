@@ -260,10 +260,10 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
                                        std::size_t rows, std::size_t cols, cl_mem x,
                                        std::size_t offset, std::size_t ld, std::size_t stride,
                                        cl_mem batch_offsets, bool per_batch, int which, cl_mem t,
-                                       std::size_t t_offset, std::size_t batch,
+                                       std::size_t t_offset, std::size_t t_ld, std::size_t batch,
                                        const std::vector<cl_event>& wait) {
   const cl_int R = cl_int(rows), C = cl_int(cols), LD = cl_int(ld), PB = per_batch ? 1 : 0,
-               W = which;
+               W = which, TLD = cl_int(t_ld);
   const cl_long O = cl_long(offset), S = cl_long(stride), TO = cl_long(t_offset);
   const std::vector<Arg> args{{sizeof R, &R, "rows"},
                               {sizeof C, &C, "cols"},
@@ -275,7 +275,8 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
                               {sizeof PB, &PB, "per_batch"},
                               {sizeof W, &W, "which"},
                               {sizeof(cl_mem), &t, "T"},
-                              {sizeof TO, &TO, "t_offset"}};
+                              {sizeof TO, &TO, "t_offset"},
+                              {sizeof TLD, &TLD, "t_ld"}};
   // Dimension 0 along X's columns; the work-group is the driver's
   // (kernels/gemm_transpose.cl).
   constexpr std::size_t block = 16;

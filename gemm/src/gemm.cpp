@@ -550,13 +550,17 @@ StatusCode run(Request r) {
   const bool blocked = chosen.kernel == "gemm_blocked";  // the reference path reads any form
   const bool pack_a = blocked && a_trans && k_used > 0 && chosen.variant.param("SA") == 0;
   const bool pack_b = blocked && b_trans && k_used > 0 && chosen.variant.param("SB") == 0;
+  // B^T is packed into such rows too where n of them would alias.
   const std::size_t element = std::size_t(r.bits) / 8;
   const std::size_t b_padded_ld =
-      blocked && !b_trans && k_used > 0
-          ? matmul_padded_ldb(MatmulKernel::Blocked, chosen.variant, facts.caps, r.b_ld, element)
+      blocked && k_used > 0
+          ? matmul_padded_ldb(MatmulKernel::Blocked, chosen.variant, facts.caps,
+                              b_trans ? r.n : r.b_ld, element)
           : 0;
+  const bool copy_b = b_padded_ld && !b_trans;
+  const std::size_t b_packed_ld = pack_b && b_padded_ld ? b_padded_ld : r.n;
   const std::size_t a_packed = pack_a ? r.m * k_used : 0;
-  const std::size_t b_packed = pack_b ? k_used * r.n : b_padded_ld ? k_used * b_padded_ld : 0;
+  const std::size_t b_packed = pack_b ? k_used * b_packed_ld : copy_b ? k_used * b_padded_ld : 0;
   const std::size_t packed_bytes = (a_packed + b_packed) * r.batch * element;
   if (r.temp_size) {
     *r.temp_size = packed_bytes;
@@ -610,7 +614,7 @@ StatusCode run(Request r) {
       o[3 * i + 2] = cl_long(r.c_offsets[i]);
     }
   }
-  if (pack_a || b_packed) {
+  if (pack_a || pack_b || copy_b) {
     auto after = [&last](std::vector<cl_event> events) {
       for (cl_event e : events) last.emplace_back(e, false);
     };
@@ -635,24 +639,23 @@ StatusCode run(Request r) {
       // follow it.
       const std::size_t per = a_packed;
       after(detail::launch_transpose(queue, (*blocks)(), (*edge)(), k_used, r.m, r.a, r.a_offset,
-                                     r.a_ld,
-                                     r.a_stride, given, r.batched, 0, space.mem, 0, r.batch,
-                                     read_by));
+                                     r.a_ld, r.a_stride, given, r.batched, 0, space.mem, 0,
+                                     k_used, r.batch, read_by));
       for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i] = cl_long(i * per);
       l.a = space.mem, l.a_ld = k_used, l.a_trans = false, l.a_offset = 0, l.a_stride = per;
     }
     if (pack_b) {
-      // op(B), k x n, stored B^T (n x k), packed row-major after A^T; the
-      // batch's B offsets (index 1) follow it.
+      // op(B), k x n, stored B^T (n x k), row-major in rows of b_packed_ld
+      // after A^T; the batch's B offsets (index 1) follow it.
       const std::size_t start = a_packed * r.batch, per = b_packed;
       after(detail::launch_transpose(queue, (*blocks)(), (*edge)(), r.n, k_used, r.b, r.b_offset,
-                                     r.b_ld,
-                                     r.b_stride, given, r.batched, 1, space.mem, start, r.batch,
-                                     read_by));
+                                     r.b_ld, r.b_stride, given, r.batched, 1, space.mem, start,
+                                     b_packed_ld, r.batch, read_by));
       for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i + 1] = cl_long(start + i * per);
-      l.b = space.mem, l.b_ld = r.n, l.b_trans = false, l.b_offset = start, l.b_stride = per;
+      l.b = space.mem, l.b_ld = b_packed_ld, l.b_trans = false, l.b_offset = start;
+      l.b_stride = per;
     }
-    if (b_padded_ld) {
+    if (copy_b) {
       // B, k x n a product, copied into rows of b_padded_ld after A^T: the
       // batch's B offsets (index 1) follow it.
       const std::size_t start = a_packed * r.batch, per = b_packed;

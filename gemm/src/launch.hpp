@@ -39,8 +39,9 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& va
 const Family& gemm_transpose_family();
 // Enqueues T[z] = X[z]^T for a rows x cols row-major X (leading dimension
 // ld, product z at offset + z * stride, or, where per_batch, at the GEMM's
-// offsets batch_offsets[3z + which]: 0 A's, 1 B's), T packed cols x rows
-// per product from element t_offset of t: `blocks` (gemm_transpose) moves
+// offsets batch_offsets[3z + which]: 0 A's, 1 B's), T cols x rows per
+// product with rows t_ld apart, from element t_offset of t (product z at
+// t_offset + z * cols * t_ld): `blocks` (gemm_transpose) moves
 // the whole 16 x 16 blocks, `edge` (gemm_transpose_edge) the rest, each
 // launched where it has work, after `wait`; returns their events, which
 // the caller owns.
@@ -48,7 +49,7 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
                                        std::size_t rows, std::size_t cols, cl_mem x,
                                        std::size_t offset, std::size_t ld, std::size_t stride,
                                        cl_mem batch_offsets, bool per_batch, int which, cl_mem t,
-                                       std::size_t t_offset, std::size_t batch,
+                                       std::size_t t_offset, std::size_t t_ld, std::size_t batch,
                                        const std::vector<cl_event>& wait);
 
 // Enqueues copies of `rows` x `cols` row-major matrices of `element`-byte

@@ -517,7 +517,8 @@ TEST(Gemm, TheCallersTempBufferHoldsThePackedTransposes) {
 
 // Rows of B a multiple of 4 KiB apart: a CPU point that reads B in place
 // gets B copied into rows one cache line longer (in the call's temporary
-// space: GemmTempBufferSize counts it) and K in launches of 1024; single,
+// space: GemmTempBufferSize counts it), B^T packed into such rows where n
+// of its rows would alias, and K in launches of 1024; single,
 // strided (one 3-D copy) and batched (a copy a product) calls, both layouts,
 // op(B) plain and transposed, every precision the device has.
 TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
@@ -538,15 +539,23 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
     const std::size_t m = 33, n = 19, k = slow() ? 40 : 1100;
     const std::size_t element = std::size_t(bits) / 8, rows_4k = 4096 / element;
     const std::size_t ld = (k + rows_4k - 1) / rows_4k * rows_4k;  // 4 KiB multiples, >= k
-    std::size_t size = 1;
     const Layout R = Layout::kRowMajor;
-    const Transpose N = Transpose::kNo;
-    StatusCode s = StatusCode::kUnexpectedError;
-    if (bits == 32) s = GemmTempBufferSize<float>(R, N, N, m, n, k, 0, ld, 0, ld, 0, ld, &q, size);
-    if (bits == 64) s = GemmTempBufferSize<double>(R, N, N, m, n, k, 0, ld, 0, ld, 0, ld, &q, size);
-    if (bits == 16) s = GemmTempBufferSize<half>(R, N, N, m, n, k, 0, ld, 0, ld, 0, ld, &q, size);
-    ASSERT_EQ(s, StatusCode::kSuccess) << GemmMessage();
-    EXPECT_EQ(size, cpu ? k * (ld + 64 / element) * element : 0);
+    const Transpose N = Transpose::kNo, T = Transpose::kYes;
+    // The bytes the call's packing takes, in row-major with op(A) = A.
+    auto temp_bytes = [&](Transpose tb, std::size_t n_of_c, std::size_t ldb) {
+      std::size_t size = 1;
+      auto of = [&](auto zero) {
+        return GemmTempBufferSize<decltype(zero)>(R, N, tb, m, n_of_c, k, 0, ld, 0, ldb, 0, ld,
+                                                  &q, size);
+      };
+      const StatusCode s = bits == 32 ? of(float{}) : bits == 64 ? of(double{}) : of(half{});
+      EXPECT_EQ(s, StatusCode::kSuccess) << GemmMessage();
+      return size;
+    };
+    EXPECT_EQ(temp_bytes(N, n, ld), cpu ? k * (ld + 64 / element) * element : 0);
+    // B^T (n x k, n = 4 KiB of elements) packed into rows of n, longer on a CPU.
+    const std::size_t wide = rows_4k;
+    EXPECT_EQ(temp_bytes(T, wide, ld), k * (cpu ? wide + 64 / element : wide) * element);
     for (Kind kind : {Kind::Single, Kind::Strided, Kind::Batched}) {
       for (Layout layout : {Layout::kRowMajor, Layout::kColMajor}) {
         for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
@@ -561,6 +570,11 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
           check_forms(bits, {f}, "");
         }
       }
+    }
+    if (!slow()) {
+      Form f;
+      f.tb = T, f.m = m, f.n = wide, f.k = 40, f.alpha = 1.5, f.beta = 0;
+      check_forms(bits, {f}, "");
     }
     OverrideVariant(device, bits, "");
   }
