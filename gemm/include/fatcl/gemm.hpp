@@ -106,7 +106,9 @@ half FloatToHalf(float value);
 // context and device choose the kernel. `event` (may be null) gets the
 // event of the last launch. `temp_buffer` (may be null): where the
 // packing passes put A^T or B^T for the kernels that read an operand
-// from global memory (the CPU-shaped ones), of at least
+// from global memory (the CPU-shaped ones), and B (or B^T) in rows one
+// cache line longer where its rows lie a multiple of 4 KiB apart (on a
+// CPU: such rows share cache sets; matmul_padded_ldb), of at least
 // GemmTempBufferSize bytes (else kInsufficientMemoryTemp); null: a space
 // fatcl keeps per in-order queue (ClearCache frees it), or one per call on
 // an out-of-order queue.
