@@ -64,8 +64,8 @@ struct Request {
 
 bool transposed(Transpose t) { return t != Transpose::kNo; }
 
-// What the process keeps: per device, the precisions it has and how much of
-// K one launch may take; per context, device, precision, form and size
+// What the process keeps: per device, what it reports and the precisions
+// it has; per context, device, precision, form and size
 // class, the program chosen, and its kernel objects that no call holds
 // (Borrowed); per context, a small buffer for the kernel's
 // unused batch arguments; per in-order queue, the space the packing passes
@@ -73,7 +73,6 @@ bool transposed(Transpose t) { return t != Transpose::kNo; }
 struct DeviceFacts {
   DeviceCaps caps;
   bool fp64 = false, fp16 = false;
-  std::size_t k_per_launch = 0;
   bool one_call_at_a_time = false;  // the driver's quirk "concurrent-calls-race"
 };
 struct Chosen {
@@ -137,7 +136,6 @@ DeviceFacts facts_of(cl_device_id id) {
   if (clGetDeviceInfo(id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof dp, &dp, nullptr) != CL_SUCCESS) dp = 0;
   f.fp64 = dp != 0 || extensions.find("cl_khr_fp64") != std::string::npos;
   f.fp16 = extensions.find("cl_khr_fp16") != std::string::npos;
-  f.k_per_launch = matmul_k_per_launch(f.caps);
   f.one_call_at_a_time = has_driver_quirk(f.caps, "concurrent-calls-race");
   return f;
 }
@@ -691,9 +689,8 @@ StatusCode run(Request r) {
   // K in parts of at most k_per_launch (a driver's loop limit; on a CPU,
   // for a point that reads B in place, what keeps its panels in the caches),
   // each after the first adding to C.
-  const std::size_t k_per_launch =
-      blocked ? matmul_k_per_launch(facts.caps, MatmulKernel::Blocked, chosen.variant)
-              : facts.k_per_launch;
+  const std::size_t k_per_launch = matmul_k_per_launch(
+      facts.caps, blocked ? MatmulKernel::Blocked : MatmulKernel::Naive, chosen.variant);
   std::size_t k0 = 0;
   do {
     l.k_begin = k0;
