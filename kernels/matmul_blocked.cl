@@ -37,6 +37,14 @@
  * work-item reaches every barrier. Any M, N, K >= 1 is correct.
  *
  * PF = 1 fetches the next slice into registers before computing this one.
+ * DB = 1 (with PF = 1 and a staged operand) double-buffers the staged
+ * slices: the next slice, fetched before this one's multiply-adds, is
+ * stashed into the other half of __local memory after them, so a slice
+ * takes one barrier instead of two (twice the local memory).
+ *
+ * VWA = 4 (with SA) reads a work-item's MWI values of the staged A slice
+ * as float4s instead of one float at a time: a quarter of the loads from
+ * __local memory for A (VWA = 1: scalars).
  *
  * FMA = 1 accumulates with fma() (one fused instruction where the device has
  * it, CL_FP_FMA; emulated and slow where it has not), FMA = 0 with mad()
@@ -44,11 +52,12 @@
  * choice has to be in the kernel: a SPIR-V module carries no contraction
  * that the driver could apply later, so a*b+c reaches PoCL as mad.
  *
- * Compile-time parameters: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB KWI PF FMA. */
+ * Compile-time parameters: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB KWI PF FMA DB
+ * VWA. */
 #if !defined(MWG) || !defined(NWG) || !defined(KWG) || !defined(MDIMC) || !defined(NDIMC) || \
     !defined(VWM) || !defined(VWN) || !defined(SA) || !defined(SB) || !defined(KWI) ||      \
-    !defined(PF) || !defined(FMA)
-#error "matmul_blocked.cl: define MWG NWG KWG MDIMC NDIMC VWM VWN SA SB KWI PF FMA"
+    !defined(PF) || !defined(FMA) || !defined(DB) || !defined(VWA)
+#error "matmul_blocked.cl: define MWG NWG KWG MDIMC NDIMC VWM VWN SA SB KWI PF FMA DB VWA"
 #endif
 #if FMA
 #define MULADD(a, b, c) fma(a, b, c)
@@ -69,6 +78,25 @@
 #endif
 #if SB && (KWG * NWG) % (VWN * WGS)
 #error "matmul_blocked.cl: the B slice must divide into VWN-vectors per work-item"
+#endif
+#if DB && (!PF || !(SA || SB))
+#error "matmul_blocked.cl: DB double-buffers a staged slice fetched ahead (PF = 1, SA or SB)"
+#endif
+#if VWA != 1 && (VWA != 4 || !SA || MWI % 4)
+#error "matmul_blocked.cl: VWA reads staged A as float4 (SA = 1, MWI a multiple of 4) or not (1)"
+#endif
+
+/* Rows of the staged slices: where the next slice is stashed (STASHED) and
+ * where this one is read (STAGED); with DB they alternate between the two
+ * halves, starting at st and cp. */
+#if DB
+#define SLICE_ROWS (2 * KWG)
+#define STASHED(k) (st + (k))
+#define STAGED(k) (cp + (k))
+#else
+#define SLICE_ROWS KWG
+#define STASHED(k) k
+#define STAGED(k) k
 #endif
 
 #define CAT_(a, b) a##b
@@ -134,7 +162,7 @@
     const int idx = l * WGS + tid, r = idx / (KWG / VWM), kv = idx % (KWG / VWM);        \
     float t[VWM];                                                                         \
     VSTOREM(ra[l], 0, t);                                                                 \
-    for (int c = 0; c < VWM; ++c) As[kv * VWM + c][r] = t[c];                             \
+    for (int c = 0; c < VWM; ++c) As[STASHED(kv * VWM + c)][r] = t[c];                    \
   }
 #else
 #define FETCH_A(kn, fast_n)
@@ -167,7 +195,7 @@
 #define STASH_B()                                                                         \
   for (int l = 0; l < B_LOADS; ++l) {                                                     \
     const int idx = l * WGS + tid, k = idx / (NWG / VWN), nv = idx % (NWG / VWN);        \
-    Bs[k][nv] = rb[l];                                                                    \
+    Bs[STASHED(k)][nv] = rb[l];                                                           \
   }
 #else
 #define FETCH_B(kn, fast_n)
@@ -204,12 +232,17 @@
 #define STAGED_ARGS
 #endif
 #if SA
-#define DECLARE_A_SLICE __local float As[KWG][MWG + PADA];
+#if VWA > 1
+/* A row of As is MWG + PADA floats, a multiple of 4: aligned base, aligned rows. */
+#define DECLARE_A_SLICE __local float As[SLICE_ROWS][MWG + PADA] __attribute__((aligned(16)));
+#else
+#define DECLARE_A_SLICE __local float As[SLICE_ROWS][MWG + PADA];
+#endif
 #else
 #define DECLARE_A_SLICE
 #endif
 #if SB
-#define DECLARE_B_SLICE __local floatN Bs[KWG][NWG / VWN];
+#define DECLARE_B_SLICE __local floatN Bs[SLICE_ROWS][NWG / VWN];
 #else
 #define DECLARE_B_SLICE
 #endif
@@ -258,10 +291,19 @@ static __attribute__((always_inline)) void blocked_tile(const int M, const int N
    * behind the multiply-adds. */
   FETCH(0);
 #endif
+#if DB
+  int st = 0, cp = 0;
+  STASH();
+  barrier(CLK_LOCAL_MEM_FENCE);
+#endif
   for (int kk = 0; kk < K; kk += KWG) {
     /* The copy of the slice's loop that reads unstaged operands unguarded. */
     const int fast = (SA || rows_whole) && (SB || cols_whole) && kk + KWG <= K;
-#if SA || SB
+#if DB
+    cp = st;
+    st = KWG - st;
+    if (kk + KWG < K) FETCH(kk + KWG);
+#elif SA || SB
     STASH();
     barrier(CLK_LOCAL_MEM_FENCE);
 #if PF
@@ -291,7 +333,7 @@ static __attribute__((always_inline)) void blocked_tile(const int M, const int N
 #pragma unroll
             for (int j = 0; j < NVW; ++j) {
 #if SB
-              b[j] = Bs[k][j * NDIMC + tx];
+              b[j] = Bs[STAGED(k)][j * NDIMC + tx];
 #else
               const long brow = b_offset + (long)(kk + k) * ldb;
               if (!guarded) {
@@ -307,10 +349,19 @@ static __attribute__((always_inline)) void blocked_tile(const int M, const int N
               }
 #endif
             }
+#if VWA > 1
+            float av[MWI];
+#pragma unroll
+            for (int q = 0; q < MWI / 4; ++q) {
+              vstore4(((__local const float4*)&As[STAGED(k)][ty * MWI])[q], q, av);
+            }
+#endif
 #pragma unroll
             for (int i = 0; i < MWI; ++i) {
-#if SA
-              const float a = As[k][ty * MWI + i];
+#if VWA > 1
+              const float a = av[i];
+#elif SA
+              const float a = As[STAGED(k)][ty * MWI + i];
 #else
               const int row = row0 + ty * MWI + i;
               const float a = guarded ? A_GUARDED(row, kk + k) : A[a_offset + (long)row * lda + kk + k];
@@ -322,7 +373,14 @@ static __attribute__((always_inline)) void blocked_tile(const int M, const int N
         }
       }
     }
-#if SA || SB
+#if DB
+    /* The next slice into the other half: every work-item has read this
+     * half's previous slice (the barrier before this one was computed). */
+    if (kk + KWG < K) {
+      STASH();
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#elif SA || SB
     /* The next slice overwrites the staged tiles: wait until all have read. */
     barrier(CLK_LOCAL_MEM_FENCE);
 #if !PF

@@ -51,7 +51,7 @@ lsan=(ASAN_OPTIONS=detect_leaks=1 "LSAN_OPTIONS=suppressions=$root/tests/lsan.su
 # keeps to the end of the process is suppressed (tests/lsan.supp), fatcl's
 # own leaks are not.
 (cd "$asan" && env "${lsan[@]}" ctest --output-on-failure \
-   -R '^pocl\.(auto|gemm|gemm-c|matmul_naive\.source|matmul_tiled_TILE16\.source|matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1\.source)$')
+   -R '^pocl\.(auto|gemm|gemm-c|matmul_naive\.source|matmul_tiled_TILE16\.source|matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1\.source)$')
 # The consumers that install this build and link it: find_package (its own
 # kernels compiled by the sanitized fatcl-compile, its program and fatcl
 # validate, then its family on both PoCLs) and a product linking

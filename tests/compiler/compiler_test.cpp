@@ -90,7 +90,8 @@ TEST(Compiler, LocalMemoryIsTheKernelsOwn) {
   r.kernel = "matmul_blocked";
   r.source = kSourceDir / "kernels/matmul_blocked.cl";
   r.params = {{"MWG", 64}, {"NWG", 64}, {"KWG", 16}, {"MDIMC", 8}, {"NDIMC", 8}, {"VWM", 4},
-              {"VWN", 4},  {"SA", 1},   {"SB", 1},   {"KWI", 2},   {"PF", 1},    {"FMA", 0}};
+              {"VWN", 4},  {"SA", 1},   {"SB", 1},   {"KWI", 2},   {"PF", 1},    {"FMA", 0},
+              {"VWA", 1},  {"DB", 0}};
   const CompiledVariant v = compile_variant(Toolchain{}, r);
   const Variant& info = v.manifest.variants.front();
   // A: 16 x (64 + 4) floats; B: 16 x 64 floats.
@@ -98,6 +99,10 @@ TEST(Compiler, LocalMemoryIsTheKernelsOwn) {
   const ModuleInfo split = inspect_module(v.spirv, "matmul_blocked_split");
   EXPECT_EQ(split.local_mem_bytes, info.local_mem_bytes);
   EXPECT_EQ(inspect_module(v.spirv, "no_such_kernel").local_mem_bytes, 2 * info.local_mem_bytes);
+  // Double-buffered: two slices of each.
+  r.params.back().second = 1;
+  EXPECT_EQ(compile_variant(Toolchain{}, r).manifest.variants.front().local_mem_bytes,
+            2 * info.local_mem_bytes);
 }
 
 TEST(Compiler, O2RouteIsCaughtByTheValidatorNamingTheVariant) {

@@ -34,7 +34,7 @@ TEST(MatmulFamilies, BlockedRankingFollowsFusedMultiplyAdd) {
     EXPECT_EQ(p.chain.front().variant->name,
               std::string("matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_"
                           "PF0_FMA") +
-                  (fused ? "1" : "0"));
+                  (fused ? "1" : "0") + "_DB0_VWA1");
     if (!fused) {
       bool seen_fma = false;
       for (const Candidate& c : p.chain) {
@@ -49,7 +49,8 @@ TEST(MatmulFamilies, BlockedRankingFollowsFusedMultiplyAdd) {
   const Plan p = plan(blocked.manifest(), gpu, {}, blocked.description().ranking);
   ASSERT_FALSE(p.chain.empty());
   EXPECT_EQ(p.chain.front().variant->name,
-            "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0");
+            "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0_"
+            "DB0_VWA1");
 }
 
 // The shipped entries name the bundled modules as they are: a kernel or
@@ -123,7 +124,7 @@ TEST(MatmulFamilies, BlockedDefaultsAreReadFromTheGrid) {
   EXPECT_NE(rule.find("GPU: " + blocked.manifest().variants.front().name), std::string::npos)
       << rule;
   EXPECT_NE(rule.find("CPU: matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_"
-                      "PF0_FMA1"),
+                      "PF0_FMA1_DB0_VWA1"),
             std::string::npos)
       << rule;
 }
@@ -194,7 +195,7 @@ TEST(MatmulFamilies, SkinnyGeometryAndKSplits) {
                                .manifest()
                                .variant(
                                    "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_"
-                                   "VWN4_SA1_SB1_KWI2_PF1_FMA0");
+                                   "VWN4_SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1");
   EXPECT_EQ(matmul_k_splits(MatmulKernel::Blocked, blocked, 127, 8191, 4099, gpu), 4u);
   EXPECT_EQ(matmul_k_splits(MatmulKernel::Blocked, blocked, 8192, 256, 8192, gpu), 2u);
   EXPECT_EQ(matmul_k_splits(MatmulKernel::Blocked, blocked, 2048, 2048, 8192, gpu), 1u);
@@ -213,10 +214,10 @@ TEST(MatmulFamilies, SkinnyGeometryAndKSplits) {
 // B, another family, a GPU and other strides read B where it lies.
 TEST(MatmulFamilies, BIsCopiedWhereItsRowsWouldAliasInTheCaches) {
   const Manifest& m = matmul_family(MatmulKernel::Blocked).manifest();
-  const Variant& in_place =
-      m.variant("matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1");
-  const Variant& staged =
-      m.variant("matmul_blocked_MWG32_NWG64_KWG32_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB1_KWI8_PF0_FMA1");
+  const Variant& in_place = m.variant(
+      "matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1");
+  const Variant& staged = m.variant(
+      "matmul_blocked_MWG32_NWG64_KWG32_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB1_KWI8_PF0_FMA1_DB0_VWA1");
   DeviceCaps cpu = device(48, 1024, 3, 0, "");
   cpu.device_type = CL_DEVICE_TYPE_CPU;
   EXPECT_EQ(matmul_padded_ldb(MatmulKernel::Blocked, in_place, cpu, 1024), 1040u);
@@ -269,9 +270,9 @@ TEST(MatmulFamilies, BlockedModelCarriesAnEntryToAnotherShape) {
   const Family& blocked = matmul_family(MatmulKernel::Blocked);
   const Manifest& m = blocked.manifest();
   const char* big =
-      "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0";
+      "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1";
   const char* small =
-      "matmul_blocked_MWG64_NWG64_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0";
+      "matmul_blocked_MWG64_NWG64_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1";
   TuningEntry e;
   e.family = m.family;
   e.problem = {4096, 4096, 4096};
@@ -301,7 +302,7 @@ TEST(MatmulFamilies, BlockedModelCarriesAnEntryToAnotherShape) {
   // reads A from global memory ran guarded there, which on a GPU costs it
   // a fifth (the H200's figures, 2026-12-02), not the CPU's three quarters.
   const char* unstaged =
-      "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA0_SB1_KWI2_PF1_FMA0";
+      "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA0_SB1_KWI2_PF1_FMA0_DB0_VWA1";
   TuningEntry thin = e;
   thin.problem = {127, 8191, 4099};
   thin.ranking.clear();
@@ -320,8 +321,9 @@ TEST(MatmulFamilies, BlockedModelCarriesAnEntryToAnotherShape) {
   // KWG4 point's (75 whole slices), so the one measured 8 % faster at
   // 1024^3 comes second (PoCL's figures on a Zen 4, 2026-12-02).
   const char* k16 =
-      "matmul_blocked_MWG32_NWG64_KWG16_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI4_PF0_FMA1";
-  const char* k4 = "matmul_blocked_MWG32_NWG64_KWG4_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI4_PF0_FMA1";
+      "matmul_blocked_MWG32_NWG64_KWG16_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI4_PF0_FMA1_DB0_VWA1";
+  const char* k4 =
+      "matmul_blocked_MWG32_NWG64_KWG4_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI4_PF0_FMA1_DB0_VWA1";
   TuningEntry cpu_entry = e;
   cpu_entry.problem = {1024, 1024, 1024};
   cpu_entry.ranking.clear();
@@ -414,9 +416,9 @@ TEST(MatmulFamilies, AutoWeighsTheFamiliesByTheirMeasuredNeighbours) {
   const DeviceCaps gpu = gpu_with_132_units();
   const auto entry = synthetic_entry;
   const char* blocked32 =
-      "matmul_blocked_MWG32_NWG32_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0";
+      "matmul_blocked_MWG32_NWG32_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1";
   const char* blocked128 =
-      "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0";
+      "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1";
   Store store;
   store.put_tuning(entry(MatmulKernel::Tiled, {16, 64, 256},
                          {{"matmul_tiled_TILE16", 36.6}, {"matmul_tiled_TILE8", 29.5}}));
@@ -540,7 +542,8 @@ TEST(MatmulFamilies, LaunchesAreToldApartFromComputing) {
 
   const Family& blocked = matmul_family(MatmulKernel::Blocked);
   const Variant& big = blocked.manifest().variant(
-      "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0");
+      "matmul_blocked_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0_DB0_"
+      "VWA1");
   ASSERT_TRUE(blocked.description().launches);
   EXPECT_EQ(blocked.description().launches(big, gpu, {127, 8191, 4099}), 2);
   EXPECT_EQ(blocked.description().launches(big, gpu, {4096, 4096, 4096}), 1);
@@ -549,7 +552,7 @@ TEST(MatmulFamilies, LaunchesAreToldApartFromComputing) {
   // A CPU point that reads B in place: launches of kMatmulCpuKPerLaunch of
   // K, and the copy of B where its rows lie 4 KiB apart.
   const Variant& in_place = blocked.manifest().variant(
-      "matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1");
+      "matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1");
   DeviceCaps cpu = gpu;
   cpu.device_type = CL_DEVICE_TYPE_CPU;
   cpu.compute_units = 2;
