@@ -2,7 +2,6 @@
 // family's parameters and PRECISION; the reference path's, one variant
 // each), their launch, and their trial launch.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -220,40 +219,6 @@ namespace fatcl::detail {
 const Family& gemm_transpose_family() {
   static const Family f(kernels::gemm_transpose());
   return f;
-}
-
-std::vector<cl_event> copy_rows(cl_command_queue queue, cl_mem x,
-                                const std::vector<std::size_t>& from, std::size_t ld, cl_mem t,
-                                std::size_t t_offset, std::size_t t_stride, std::size_t t_ld,
-                                std::size_t cols, std::size_t rows, std::size_t element,
-                                const std::vector<cl_event>& wait) {
-  const std::size_t pitch = ld * element, t_pitch = t_ld * element;
-  const std::size_t spacing = from.size() > 1 ? from[1] - from[0] : 0;
-  bool even = from.size() > 1 && from[1] > from[0] && spacing % ld == 0 && spacing >= rows * ld &&
-              t_stride % t_ld == 0;
-  for (std::size_t i = 1; even && i < from.size(); ++i) even = from[i] - from[i - 1] == spacing;
-  // An origin as (byte in the row, row): the offset need not start a row.
-  auto origin = [](std::size_t bytes, std::size_t row_pitch) {
-    return std::array<std::size_t, 3>{bytes % row_pitch, bytes / row_pitch, 0};
-  };
-  std::vector<cl_event> events;
-  auto copy = [&](std::size_t src, std::size_t dst, std::size_t depth) {
-    const auto so = origin(src * element, pitch), to = origin(dst * element, t_pitch);
-    const std::size_t region[3] = {cols * element, rows, depth};
-    cl_event e = nullptr;
-    check_cl(clEnqueueCopyBufferRect(queue, x, t, so.data(), to.data(), region, pitch,
-                                     depth > 1 ? spacing * element : 0, t_pitch,
-                                     depth > 1 ? t_stride * element : 0, cl_uint(wait.size()),
-                                     wait.empty() ? nullptr : wait.data(), &e),
-             "clEnqueueCopyBufferRect(B into rows of " + std::to_string(t_ld) + " elements)");
-    events.push_back(e);
-  };
-  if (even) {
-    copy(from[0], t_offset, from.size());
-  } else {
-    for (std::size_t i = 0; i < from.size(); ++i) copy(from[i], t_offset + i * t_stride, 1);
-  }
-  return events;
 }
 
 std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks, cl_kernel edge,

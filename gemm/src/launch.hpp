@@ -52,18 +52,6 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
                                        std::size_t t_offset, std::size_t t_ld, std::size_t batch,
                                        const std::vector<cl_event>& wait);
 
-// Enqueues copies of `rows` x `cols` row-major matrices of `element`-byte
-// elements: product i from element from[i] of x (leading dimension ld) to
-// element t_offset + i * t_stride of t (leading dimension t_ld); one 3-D
-// clEnqueueCopyBufferRect where the products lie evenly, a whole number of
-// rows apart and not overlapping, else one a product; all after `wait`.
-// Returns their events, which the caller owns.
-std::vector<cl_event> copy_rows(cl_command_queue queue, cl_mem x,
-                                const std::vector<std::size_t>& from, std::size_t ld, cl_mem t,
-                                std::size_t t_offset, std::size_t t_stride, std::size_t t_ld,
-                                std::size_t cols, std::size_t rows, std::size_t element,
-                                const std::vector<cl_event>& wait);
-
 // An operand of `rows` x `cols` as a call stores it (the transpose where
 // `trans`): its rows and columns and, in `layout`, its extent along its
 // leading dimension (`one`) and across it (`two`).

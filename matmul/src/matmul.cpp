@@ -467,15 +467,10 @@ cl::Event Matmul::Impl::launch(const cl::CommandQueue& queue, Chosen& chosen,
   if (const std::size_t padded = matmul_padded_ldb(chosen.kernel, v, caps, n)) {
     const cl::Buffer& copy = padded_b.at_least(context, k * padded);
     if (padded_b.free()) events.push_back(padded_b.free());
-    const std::size_t origin[3] = {0, 0, 0}, region[3] = {n * sizeof(float), k, 1};
-    cl_event copied = nullptr;
-    check_cl(clEnqueueCopyBufferRect(queue(), b(), copy(), origin, origin, region,
-                                     n * sizeof(float), 0, padded * sizeof(float), 0,
-                                     cl_uint(events.size()), events.empty() ? nullptr : events.data(),
-                                     &copied),
-             "clEnqueueCopyBufferRect(B into rows of " + std::to_string(padded) + " floats)");
-    events = {copied};
-    last = cl::Event(copied, false);
+    const std::vector<cl_event> copied =
+        detail::copy_rows(queue(), b(), {0}, n, copy(), 0, 0, padded, n, k, sizeof(float), events);
+    events = copied;
+    last = cl::Event(copied.front(), false);
     b_read = &copy;
     ldb = padded;
   }

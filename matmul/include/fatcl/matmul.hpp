@@ -212,6 +212,22 @@ std::size_t matmul_k_per_launch(const DeviceCaps& caps, MatmulKernel family,
 std::size_t matmul_padded_ldb(MatmulKernel family, const Variant& variant, const DeviceCaps& caps,
                               std::size_t ldb, std::size_t element_bytes = sizeof(float));
 
+namespace detail {
+// Enqueues copies of `rows` x `cols` row-major matrices of `element`-byte
+// elements: product i from element from[i] of x (leading dimension ld) to
+// element t_offset + i * t_stride of t (leading dimension t_ld); one 3-D
+// clEnqueueCopyBufferRect where the products lie evenly, a whole number of
+// rows apart and not overlapping, else one a product; all after `wait`.
+// Returns their events, which the caller owns. The copy of B that
+// matmul_padded_ldb asks for: Matmul copies one product, the GEMM entry
+// points a batch.
+std::vector<cl_event> copy_rows(cl_command_queue queue, cl_mem x,
+                                const std::vector<std::size_t>& from, std::size_t ld, cl_mem t,
+                                std::size_t t_offset, std::size_t t_stride, std::size_t t_ld,
+                                std::size_t cols, std::size_t rows, std::size_t element,
+                                const std::vector<cl_event>& wait);
+}  // namespace detail
+
 class Matmul {
  public:
   // Chooses and builds a variant for `device`. Throws fatcl::Error (with the
