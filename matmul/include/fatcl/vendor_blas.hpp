@@ -21,7 +21,8 @@ namespace fatcl {
 // finished; `result` copies C (M x N) out (not timed). Each returns "" or
 // why it failed, naming the call and its status.
 struct VendorGemm {
-  std::string name;  // e.g. "cuBLAS 13.0.0 (cublasSgemm)", "OpenBLAS 0.3.21 (cblas_sgemm, 2 threads)"
+  // e.g. "cuBLAS 13.0.0 (cublasSgemm)", "OpenBLAS 0.3.21 (cblas_sgemm, 2 threads, Zen)"
+  std::string name;
   std::function<std::string(const float* a, const float* b, std::size_t m, std::size_t n,
                             std::size_t k)>
       prepare;
@@ -32,9 +33,10 @@ struct VendorGemm {
 // The vendor BLAS for `device`: cuBLAS (libcublas.so.13 or .12 with the
 // CUDA runtime of the same version) on NVIDIA's OpenCL, on the CUDA device
 // with the same PCI bus; OpenBLAS (libopenblas.so.0) beside a CPU device,
-// with all its threads. None, with `why_not` set, where there is none or it
-// does not open ("libcublas.so.13: cannot open shared object file", "no
-// vendor BLAS for a GPU of AMD").
+// with all its threads and the kernels it chose for this CPU (those the
+// CPU runs where it took a newer CPU for an old one). None, with `why_not`
+// set, where there is none or it does not open ("libcublas.so.13: cannot
+// open shared object file", "no vendor BLAS for a GPU of AMD").
 std::optional<VendorGemm> find_vendor_gemm(const cl::Device& device, std::string* why_not);
 
 }  // namespace fatcl
