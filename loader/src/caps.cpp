@@ -236,25 +236,29 @@ double device_similarity(const DeviceProfile& measured, const DeviceProfile& her
     score += weight * r;
     said.push_back(detail::format("%s %.0f here, %.0f there", what, mine, there));
   };
+  // A GPU's vendor stands for its architecture; a CPU's compiler generates
+  // code by the ISA (Debian's PoCL compiles for "skylake-avx512" on a Zen 4
+  // and on an Intel Xeon alike), so there the ISA weighs more.
+  const double vendor_weight = here.gpu ? 0.2 : 0.1, isa_weight = 0.55 - vendor_weight;
   if (measured.vendor == here.vendor) {
-    score += 0.2;
+    score += vendor_weight;
     said.push_back("same vendor");
   } else {
     said.push_back("vendor " + here.vendor + " here, " + measured.vendor + " there");
   }
   if (!measured.isa.empty() && !here.isa.empty()) {
-    if (measured.isa == here.isa) score += 0.35;
+    if (measured.isa == here.isa) score += isa_weight;
     said.push_back(measured.isa == here.isa
                        ? "same ISA (" + here.isa + ")"
                        : "ISA " + here.isa + " here, " + measured.isa + " there");
   } else if (!here.gpu && measured.native_float_width && here.native_float_width) {
     // A CPU that names no ISA: its native vector width stands for it.
     const bool same = measured.native_float_width == here.native_float_width;
-    if (same) score += 0.35;
+    if (same) score += isa_weight;
     said.push_back("native float vector width " + std::to_string(here.native_float_width) +
                    " here, " + std::to_string(measured.native_float_width) + " there");
   } else {
-    score += 0.175;
+    score += isa_weight / 2;
     said.push_back("ISA not known");
   }
   number("compute units", 0.15, measured.compute_units, here.compute_units);

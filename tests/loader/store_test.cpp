@@ -228,6 +228,22 @@ TEST(Store, AnUnseenDeviceTakesTheMostSimilarMeasuredDevicesEntries) {
   const TuningMatch on_zen5 = store.find_tuning(pocl_cpu("znver5"), m, {1024, 1024, 1024});
   ASSERT_TRUE(on_zen5.entry);
   EXPECT_EQ(on_zen5.entry->ranking.front().variant, "matmul_tiled_TILE16");
+  // An Intel Xeon with AVX-512 under the same PoCL, which compiles for
+  // "skylake-avx512" there too: another maker and twice the level-2 cache
+  // (PoCL's local memory), yet the AVX-512 measurement, not the AVX2 one.
+  DeviceCaps xeon = pocl_cpu("skylake-avx512");
+  xeon.device_name = "pthread-skylake-avx512-Intel(R) Xeon(R) Processor";
+  xeon.vendor = "GenuineIntel";
+  xeon.max_clock_mhz = 2300;
+  xeon.local_mem_bytes = 2 << 20;
+  const TuningMatch on_xeon = store.find_tuning(xeon, m, {1024, 1024, 1024});
+  ASSERT_TRUE(on_xeon.entry) << on_xeon.to_string();
+  EXPECT_EQ(on_xeon.entry->ranking.front().variant, "matmul_tiled_TILE16");
+  EXPECT_GE(on_xeon.similarity, kSimilarEnough);
+  EXPECT_NE(on_xeon.to_string().find("vendor GenuineIntel here, AuthenticAMD there, same ISA "
+                                     "(avx512)"),
+            std::string::npos)
+      << on_xeon.to_string();
   // The measured device itself: its own entry, similarity 1, no neighbour named.
   const TuningMatch on_zen4 = store.find_tuning(zen4, m, {1024, 1024, 1024});
   EXPECT_EQ(on_zen4.similarity, 1);

@@ -106,18 +106,19 @@ std::string device_isa(std::string_view device_name, std::string_view extensions
 bool same_hardware(const DeviceProfile& a, const DeviceProfile& b);
 // How alike two devices are for tuning, in [0, 1]: 0 across platforms (a
 // different compiler) or device types; else the weighted agreement of
-// vendor (0.2), ISA (0.35: DeviceCaps::isa, else for CPUs the native float
-// vector width; half where neither says), compute units (0.15), clock
-// (0.1), local memory (0.1) and driver version (0.1), each number by the
-// ratio of the smaller to the larger (a half where either reports none). 1
-// for the same device and driver on the same hardware (same_hardware).
-// `why` (may be null) gets the figures, e.g. "same vendor, ISA avx2 here,
-// avx512 there, 2 and 2 compute units, ...".
+// vendor (0.2, on a CPU 0.1), ISA (0.35, on a CPU 0.45: a CPU's compiler
+// generates code by its ISA, whoever made the CPU; DeviceCaps::isa, else
+// for CPUs the native float vector width; half where neither says),
+// compute units (0.15), clock (0.1), local memory (0.1) and driver version
+// (0.1), each number by the ratio of the smaller to the larger (a half
+// where either reports none). 1 for the same device and driver on the same
+// hardware (same_hardware). `why` (may be null) gets the figures, e.g.
+// "same vendor, ISA avx2 here, avx512 there, 2 and 2 compute units, ...".
 double device_similarity(const DeviceProfile& measured, const DeviceProfile& here,
                          std::string* why = nullptr);
 // Below this, a measured device's entries do not carry to another device:
-// e.g. another vector ISA (at most 0.65), where Zen 4's AVX-512 ranking ran
-// at 0.21 of the fastest variant on a Zen 1.
+// e.g. another vector ISA (at most 0.65, on a CPU 0.55), where Zen 4's
+// AVX-512 ranking ran at 0.21 of the fastest variant on a Zen 1.
 constexpr double kSimilarEnough = 0.75;
 
 // The OpenCL platforms the ICD loader lists, each with its devices.
