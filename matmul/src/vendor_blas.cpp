@@ -47,7 +47,6 @@ using CblasSgemm = void (*)(int, int, int, int, int, int, float, const float*, i
                             int, float, float*, int);
 using OpenblasThreads = int (*)();
 using OpenblasConfig = char* (*)();
-
 using OpenblasCore = char* (*)();
 
 // OpenBLAS built for every x86 core (DYNAMIC_ARCH, as Debian ships it) picks
@@ -84,9 +83,11 @@ std::optional<VendorGemm> openblas(std::string* why) {
   const std::vector<const char*> names{"libopenblas.so.0", "libopenblas.so"};
   std::shared_ptr<Library> lib = open_library(names, why);
   if (!lib) return std::nullopt;
-  OpenblasCore core = nullptr;
+  // The core's name is optional (older builds lack it): its absence is no
+  // failure, so it is looked up without `why`.
+  auto core = reinterpret_cast<OpenblasCore>(dlsym(lib->handle, "openblas_get_corename"));
   std::string kernels;
-  if (symbol(*lib, "openblas_get_corename", &core, why)) {
+  if (core) {
     kernels = core();
     if (const char* better = openblas_core_for_this_cpu(kernels)) {
       // Closed (its threads stopped), then opened with the variable set
