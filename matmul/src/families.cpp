@@ -57,12 +57,13 @@ cl::Event launch_matmul(const cl::CommandQueue& queue, const cl::Kernel& kernel,
                         const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k,
                         std::size_t lda, std::size_t ldb, std::size_t ldc, std::size_t k_offset,
                         bool accumulate, const std::vector<cl_event>& wait,
-                        const cl::Buffer* workspace) {
+                        const cl::Buffer* workspace, std::size_t b_start) {
   const cl_int M = static_cast<cl_int>(m), N = static_cast<cl_int>(n), K = static_cast<cl_int>(k);
   const cl_int LDA = static_cast<cl_int>(lda), LDB = static_cast<cl_int>(ldb),
                LDC = static_cast<cl_int>(ldc), ACC = accumulate ? 1 : 0;
   const cl_long a_offset = static_cast<cl_long>(k_offset);
-  const cl_long b_offset = static_cast<cl_long>(k_offset) * static_cast<cl_long>(ldb);
+  const cl_long b_offset =
+      static_cast<cl_long>(b_start) + static_cast<cl_long>(k_offset) * static_cast<cl_long>(ldb);
   cl_mem mems[4] = {a(), b(), c(), workspace ? (*workspace)() : nullptr};
   std::vector<KernelArg> args{{sizeof M, &M, "M"},
                               {sizeof N, &N, "N"},
@@ -370,6 +371,9 @@ Family make_family(MatmulKernel kernel, const EmbeddedFamily& embedded) {
                         const std::vector<std::size_t>& p) {
     if (p.size() != 3) return 1.0;
     const std::size_t step = matmul_k_per_launch(caps, kernel, v);
+    if (const std::size_t w = matmul_b_panel_width(kernel, v, caps, p[0], p[1], p[2])) {
+      return double(matmul_panel_launches(p[1], p[2], w, step));
+    }
     double count = matmul_padded_ldb(kernel, v, caps, p[1]) ? 1 : 0;
     for (std::size_t k0 = 0; k0 < p[2]; k0 += step) {
       const std::size_t kc = std::min(step, p[2] - k0);
@@ -740,6 +744,25 @@ std::size_t matmul_padded_ldb(MatmulKernel family, const Variant& variant, const
   if (!cpu_reads_b_in_place(family, variant, caps)) return 0;
   constexpr std::size_t kAliasBytes = 4096, kLineBytes = 64;
   return (ldb * element_bytes) % kAliasBytes == 0 ? ldb + kLineBytes / element_bytes : 0;
+}
+
+std::size_t matmul_b_panel_width(MatmulKernel family, const Variant& variant,
+                                 const DeviceCaps& caps, std::size_t m, std::size_t n,
+                                 std::size_t k) {
+  if (!cpu_reads_b_in_place(family, variant, caps)) return 0;
+  constexpr std::size_t kPageBytes = 4096;
+  const std::size_t width = std::size_t(variant.param("NWG"));
+  const std::size_t tile_rows = std::size_t(variant.param("MWG"));
+  const std::size_t units = std::max<cl_uint>(1, caps.compute_units);
+  const bool busy = (m + tile_rows - 1) / tile_rows >= kMatmulPanelTilesPerUnit * units;
+  const bool pays = n * sizeof(float) >= kPageBytes && n >= 2 * width && k >= kMatmulPanelMinK;
+  return busy && pays ? width : 0;
+}
+
+std::size_t matmul_panel_launches(std::size_t n, std::size_t k, std::size_t width,
+                                  std::size_t k_per_launch) {
+  const std::size_t panels = n / width, packed = n % width ? panels - 1 : panels;
+  return packed + panels * ((k + k_per_launch - 1) / k_per_launch);
 }
 
 }  // namespace fatcl

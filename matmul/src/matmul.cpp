@@ -69,9 +69,20 @@ struct Matmul::Impl {
     }
   };
   // The partial products of a split K, and B copied with longer rows
-  // (matmul_padded_ldb).
+  // (matmul_padded_ldb) or packed into panels (matmul_b_panel_width).
   Workspace split_parts{"the split-K workspace"};
-  Workspace padded_b{"the copy of B with padded rows"};
+  Workspace padded_b{"the copy of B"};
+  // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: where C's panels may start.
+  std::size_t base_align = 0;
+  // Whether C can be cut into sub-buffers of panels `width` columns wide.
+  bool panels_fit(std::size_t width) const {
+    return base_align > 0 && (width * sizeof(float)) % base_align == 0;
+  }
+  // launch() for a product whose B is packed into panels `width` wide.
+  cl::Event launch_panels(const cl::CommandQueue& queue, const LoadedKernel& kernel,
+                          std::size_t width, const cl::Buffer& a, const cl::Buffer& b,
+                          const cl::Buffer& c, std::size_t m, std::size_t n, std::size_t k,
+                          std::vector<cl_event> events);
 
   Chosen& chosen_for(std::size_t m, std::size_t n, std::size_t k);
   // What load() gets for one shape: the options' tier, store, cache and
@@ -145,6 +156,11 @@ Matmul::Matmul(const cl::Context& context, const cl::Device& device, const Matmu
 
   const DeviceCaps caps = DeviceCaps::query(device);
   impl_->caps = caps;
+  cl_uint align_bits = 0;
+  check_cl(clGetDeviceInfo(device(), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits,
+                           nullptr),
+           "clGetDeviceInfo(CL_DEVICE_MEM_BASE_ADDR_ALIGN)");
+  impl_->base_align = align_bits / 8;
 
   // The naive kernel leaves its work-group open: the largest square power
   // of two the kernel and the device allow, at most 16x16.
@@ -233,6 +249,8 @@ std::size_t Matmul::launches(std::size_t m, std::size_t n, std::size_t k) const 
   const Impl::Chosen& chosen = impl_->chosen_for(m, n, k);
   const Variant& v = chosen.loaded.variant;
   const std::size_t step = matmul_k_per_launch(impl_->caps, chosen.kernel, v);
+  const std::size_t width = matmul_b_panel_width(chosen.kernel, v, impl_->caps, m, n, k);
+  if (width && impl_->panels_fit(width)) return matmul_panel_launches(n, k, width, step);
   std::size_t count = matmul_padded_ldb(chosen.kernel, v, impl_->caps, n) ? 1 : 0;
   for (std::size_t k0 = 0; k0 < k; k0 += step) {
     const std::size_t kc = std::min(step, k - k0);
@@ -461,6 +479,10 @@ cl::Event Matmul::Impl::launch(const cl::CommandQueue& queue, Chosen& chosen,
                                std::vector<cl_event> events) {
   cl::Event last;
   const Variant& v = kernel.variant;
+  const std::size_t width = matmul_b_panel_width(chosen.kernel, v, caps, m, n, k);
+  if (width && panels_fit(width)) {
+    return launch_panels(queue, kernel, width, a, b, c, m, n, k, std::move(events));
+  }
   // B copied whole, once for all launches, where its rows would alias.
   const cl::Buffer* b_read = &b;
   std::size_t ldb = n;
@@ -513,6 +535,70 @@ cl::Event Matmul::Impl::launch(const cl::CommandQueue& queue, Chosen& chosen,
     events = {last()};
   }
   if (b_read != &b) padded_b.free = last;
+  return last;
+}
+
+cl::Event Matmul::Impl::launch_panels(const cl::CommandQueue& queue, const LoadedKernel& kernel,
+                                      std::size_t width, const cl::Buffer& a, const cl::Buffer& b,
+                                      const cl::Buffer& c, std::size_t m, std::size_t n,
+                                      std::size_t k, std::vector<cl_event> events) {
+  const Variant& v = kernel.variant;
+  // Whole panels packed (K x width each, one after another); where width
+  // does not divide n, the last whole panel and the columns after it are
+  // read in place by one launch, whose last tile moves back to end at n.
+  const std::size_t panels = n / width, packed = n % width ? panels - 1 : panels;
+  const cl::Buffer& packed_b = padded_b.at_least(context, packed * width * k);
+  if (padded_b.free()) events.push_back(padded_b.free());
+  std::vector<cl::Event> copies;
+  for (std::size_t p = 0; p < packed; ++p) {
+    const std::size_t from[3] = {p * width * sizeof(float), 0, 0}, to[3] = {0, p * k, 0};
+    const std::size_t region[3] = {width * sizeof(float), k, 1};
+    cl_event e = nullptr;
+    check_cl(clEnqueueCopyBufferRect(queue(), b(), packed_b(), from, to, region, n * sizeof(float),
+                                     0, width * sizeof(float), 0, cl_uint(events.size()),
+                                     events.empty() ? nullptr : events.data(), &e),
+             "clEnqueueCopyBufferRect(B's columns " + std::to_string(p * width) + ".." +
+                 std::to_string((p + 1) * width - 1) + " into a panel)");
+    copies.emplace_back(e, false);
+  }
+  // C's panels are sub-buffers of the buffer C is (or is a sub-buffer of).
+  cl_mem parent = nullptr;
+  std::size_t origin = 0;
+  check_cl(clGetMemObjectInfo(c(), CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr),
+           "clGetMemObjectInfo(C, CL_MEM_ASSOCIATED_MEMOBJECT)");
+  if (parent) {
+    check_cl(clGetMemObjectInfo(c(), CL_MEM_OFFSET, sizeof origin, &origin, nullptr),
+             "clGetMemObjectInfo(C, CL_MEM_OFFSET)");
+  } else {
+    parent = c();
+  }
+  const std::size_t step = matmul_k_per_launch(caps, MatmulKernel::Blocked, v);
+  cl::Event last;
+  for (std::size_t p = 0; p < panels; ++p) {
+    const std::size_t col0 = p * width;
+    const bool in_place = p >= packed;
+    const std::size_t cols = in_place ? n - col0 : width;
+    const cl_buffer_region columns{origin + col0 * sizeof(float),
+                                   ((m - 1) * n + cols) * sizeof(float)};
+    cl_int err = CL_SUCCESS;
+    cl_mem sub = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &columns, &err);
+    check_cl(err, "clCreateSubBuffer(C's columns " + std::to_string(col0) + ".." +
+                      std::to_string(col0 + cols - 1) + ")");
+    const cl::Buffer c_panel(sub, false);
+    std::vector<cl_event> wait = last() ? std::vector<cl_event>{last()} : events;
+    if (!in_place) wait.push_back(copies[p]());
+    const LaunchGeometry g = matmul_geometry(MatmulKernel::Blocked, v, m, cols, free_local, 1);
+    for (std::size_t k0 = 0; k0 < k; k0 += step) {
+      const std::size_t kc = std::min(step, k - k0);
+      last = in_place
+                 ? detail::launch_matmul(queue, kernel.kernel, g, a, b, c_panel, m, cols, kc, k, n,
+                                         n, k0, k0 > 0, wait, nullptr, col0)
+                 : detail::launch_matmul(queue, kernel.kernel, g, a, packed_b, c_panel, m, cols, kc,
+                                         k, width, n, k0, k0 > 0, wait, nullptr, p * k * width);
+      wait = {last()};
+    }
+  }
+  padded_b.free = last;
   return last;
 }
 

@@ -232,6 +232,39 @@ TEST(MatmulFamilies, BIsCopiedWhereItsRowsWouldAliasInTheCaches) {
   EXPECT_EQ(matmul_padded_ldb(MatmulKernel::Blocked, in_place, gpu, 2048), 0u);
 }
 
+// A CPU point that reads B in place gets B packed into panels NWG columns
+// wide where B's rows lie a page (1024 floats) apart or more, K is at least
+// kMatmulPanelMinK and every compute unit has kMatmulPanelTilesPerUnit rows
+// of tiles per panel; a point that stages B, a GPU and smaller products read
+// B where it lies.
+TEST(MatmulFamilies, BIsPackedIntoPanelsWhereItsRowsLieAPageApart) {
+  const Manifest& m = matmul_family(MatmulKernel::Blocked).manifest();
+  const Variant& in_place = m.variant(
+      "matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1");
+  const Variant& staged = m.variant(
+      "matmul_blocked_MWG32_NWG64_KWG32_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB1_KWI8_PF0_FMA1_DB0_VWA1");
+  DeviceCaps cpu = device(48, 1024, 3, 0, "");
+  cpu.device_type = CL_DEVICE_TYPE_CPU;
+  cpu.compute_units = 2;
+  const auto width = [&](const Variant& v, std::size_t m, std::size_t n, std::size_t k) {
+    return matmul_b_panel_width(MatmulKernel::Blocked, v, cpu, m, n, k);
+  };
+  EXPECT_EQ(width(in_place, 2048, 2048, 2048), 64u);
+  EXPECT_EQ(width(in_place, 256, 1024, 512), 64u);
+  EXPECT_EQ(width(in_place, 225, 1024, 512), 64u);   // 8 rows of tiles, the last partial
+  EXPECT_EQ(width(in_place, 224, 1024, 512), 0u);    // 7 rows of tiles for 2 units
+  EXPECT_EQ(width(in_place, 2048, 1023, 2048), 0u);  // rows of B less than a page apart
+  EXPECT_EQ(width(in_place, 2048, 2048, 511), 0u);   // K too short to pay for the copies
+  EXPECT_EQ(width(staged, 2048, 2048, 2048), 0u);
+  cpu.compute_units = 64;
+  EXPECT_EQ(width(in_place, 2048, 2048, 2048), 0u);  // 64 rows of tiles for 64 units
+  DeviceCaps gpu = cpu;
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  EXPECT_EQ(matmul_b_panel_width(MatmulKernel::Blocked, in_place, gpu, 8192, 8192, 8192), 0u);
+  EXPECT_EQ(matmul_panel_launches(2048, 2048, 64, 1024), 32u + 32 * 2);
+  EXPECT_EQ(matmul_panel_launches(2050, 1000, 64, 1024), 31u + 32);
+}
+
 // Before any measurement a skinny family ranks by its model of the passes
 // over the large operand: one column, the NS = 1 point of the device's kind;
 // four columns, an NS = 4 one; sixteen on a CPU, the NS = 16 one.
@@ -559,9 +592,15 @@ TEST(MatmulFamilies, LaunchesAreToldApartFromComputing) {
   EXPECT_EQ(matmul_k_per_launch(cpu, MatmulKernel::Blocked, in_place), kMatmulCpuKPerLaunch);
   EXPECT_EQ(matmul_k_per_launch(cpu, MatmulKernel::Blocked, big), kMatmulMaxKPerLaunch);
   EXPECT_EQ(matmul_k_per_launch(gpu, MatmulKernel::Blocked, in_place), kMatmulMaxKPerLaunch);
-  EXPECT_EQ(blocked.description().launches(in_place, cpu, {3000, 3000, 3000}), 3);
-  EXPECT_EQ(blocked.description().launches(in_place, cpu, {3000, 3072, 3000}), 4);
-  EXPECT_EQ(blocked.description().launches(in_place, cpu, {1000, 1024, 1024}), 2);
+  EXPECT_EQ(blocked.description().launches(in_place, cpu, {200, 3000, 3000}), 3);
+  EXPECT_EQ(blocked.description().launches(in_place, cpu, {200, 3072, 3000}), 4);
+  EXPECT_EQ(blocked.description().launches(in_place, cpu, {1000, 768, 1024}), 1);
+  // B packed into panels 64 wide: a copy per packed panel, a launch per
+  // panel and part of K; 3000 columns are 45 packed panels and a launch over
+  // the last 120 that reads B in place.
+  EXPECT_EQ(blocked.description().launches(in_place, cpu, {3000, 3000, 3000}), 45 + 46 * 3);
+  EXPECT_EQ(blocked.description().launches(in_place, cpu, {3000, 3072, 3000}), 48 + 48 * 3);
+  EXPECT_EQ(blocked.description().launches(in_place, cpu, {1000, 1024, 1024}), 16 + 16);
 
   // A launch behind the first (a split's sum) costs kLaterLaunchShare of
   // one: an entry measured split, carried to sizes run in one launch, loses

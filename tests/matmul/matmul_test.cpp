@@ -530,6 +530,81 @@ TEST(Auto, EachFamilyLoadsAndComputes) {
   }
 }
 
+// A CPU point that reads B in place gets B packed into panels NWG columns
+// wide and a launch per panel where B's rows lie a page apart, K is long and
+// every unit has rows of tiles (matmul_b_panel_width): two such points, 64
+// and 128 columns wide, on a product with a whole number of panels and on
+// one whose last panel and the columns after it read B in place, K in two
+// launches or more (the later ones add to C), and with C a sub-buffer of a
+// larger buffer (C's panels are then cut from its parent) whose guard
+// values around it must stay. On a GPU enqueue reads B in place and says so
+// by its launch count. Not run on rusticl and Oclgrind, whose builds of
+// these points take minutes: the logic is the host's.
+TEST(Auto, CpuPointsReadBPackedIntoPanels) {
+  REQUIRE_RUNTIME();
+  Runtime& rt = runtime();
+  const DeviceCaps caps = DeviceCaps::query(rt.device);
+  cl_uint align_bits = 0;
+  ASSERT_EQ(clGetDeviceInfo(rt.device(), CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
+                            &align_bits, nullptr),
+            CL_SUCCESS);
+  const std::size_t align = align_bits / 8;
+  const std::size_t units = std::max<cl_uint>(1, caps.compute_units);
+  std::mt19937 rng(std::random_device{}());
+  const Manifest& manifest = matmul_family(MatmulKernel::Blocked).manifest();
+  for (const char* name :
+       {"matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA0_DB0_VWA1",
+        "matmul_blocked_MWG32_NWG128_KWG4_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI4_PF0_FMA1_DB0_"
+        "VWA1"}) {
+    const Variant& v = manifest.variant(name);
+    const std::size_t width = std::size_t(v.param("NWG"));
+    MatmulOptions o;
+    o.variant = v.name;
+    Matmul matmul(rt.context, rt.device, o);
+    const std::size_t m = kMatmulPanelTilesPerUnit * units * std::size_t(v.param("MWG")) + 3;
+    const std::size_t k = kMatmulCpuKPerLaunch + 76;
+    const bool packs = caps.device_type & CL_DEVICE_TYPE_CPU;
+    const bool fits = packs && (width * sizeof(float)) % align == 0;
+    const std::size_t step = matmul_k_per_launch(caps, MatmulKernel::Blocked, v);
+    for (const std::size_t n : {std::size_t(1024), 1024 + width / 2 + 3}) {
+      SCOPED_TRACE(v.name + " on " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                   std::to_string(k));
+      const std::size_t chunks = (k + step - 1) / step;
+      EXPECT_EQ(matmul.launches(m, n, k), fits ? matmul_panel_launches(n, k, width, step)
+                                               : (packs && n == 1024 ? 1 : 0) + chunks);
+      if (m > 2048) continue;  // many units: a product too large for a test
+      EXPECT_LE(run_and_compare(matmul, {m, n, k}), kMatmulTolerance);
+    }
+    if (!fits || m > 2048) continue;
+    // C as a sub-buffer `align` bytes into a buffer with guards around it.
+    const std::size_t n = 1024 + width / 2 + 3, pad = align / sizeof(float);
+    const MatmulProblem p = make_matmul_problem(rt.context, m, n, k, MatmulInputs::Random, &rng);
+    const float guard = 12345.0f;
+    std::vector<float> host(m * n + 2 * pad, guard);
+    std::fill(host.begin() + pad, host.end() - pad, std::numeric_limits<float>::quiet_NaN());
+    cl::Buffer parent(rt.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                      host.size() * sizeof(float), host.data());
+    const cl_buffer_region region{pad * sizeof(float), m * n * sizeof(float)};
+    cl_int err = CL_SUCCESS;
+    const cl::Buffer c(clCreateSubBuffer(parent(), 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err),
+                       false);
+    ASSERT_EQ(err, CL_SUCCESS);
+    matmul.enqueue(rt.queue, p.a, p.b, c, m, n, k).wait();
+    ASSERT_EQ(
+        rt.queue.enqueueReadBuffer(parent, CL_TRUE, 0, host.size() * sizeof(float), host.data()),
+        CL_SUCCESS);
+    for (std::size_t i = 0; i < pad; ++i) {
+      ASSERT_EQ(host[i], guard) << "before C, " << i;
+      ASSERT_EQ(host[pad + m * n + i], guard) << "after C, " << i;
+    }
+    std::vector<float> rows;
+    for (std::size_t r : p.rows) {
+      rows.insert(rows.end(), host.begin() + pad + r * n, host.begin() + pad + (r + 1) * n);
+    }
+    EXPECT_LE(relative_error(rows, p.reference), kMatmulTolerance) << v.name << ", C a sub-buffer";
+  }
+}
+
 }  // namespace
 }  // namespace fatcl
 

@@ -212,6 +212,37 @@ std::size_t matmul_k_per_launch(const DeviceCaps& caps, MatmulKernel family,
 std::size_t matmul_padded_ldb(MatmulKernel family, const Variant& variant, const DeviceCaps& caps,
                               std::size_t ldb, std::size_t element_bytes = sizeof(float));
 
+// The width of the column panels B is packed into before an m x n x k
+// product, or 0 to read B as it lies (or as matmul_padded_ldb copies it).
+// A CPU point of the blocked family that reads B in place walks down B's
+// rows; where they lie a page (4 KiB) or more apart, every step of K is
+// another page: the prefetchers, which follow a stream within a page, stop,
+// and the TLB misses. Packed into panels NWG columns wide (each K x NWG,
+// contiguous), a work-group's walk is sequential; Matmul then launches the
+// panels one after another, each over every row of tiles, so a panel stays
+// in the level-2 cache while A streams past it (the order of Goto's GEMM).
+// 2048^3 on 2 cores of an Intel Xeon (family 6, model 207), the kernel
+// alone, B packed against B copied into longer rows: 32 x 64 point (KWG 8)
+// 104 -> 231 GFLOP/s on Intel's runtime, 32 x 128 (KWG 16) 89 -> 166 on
+// PoCL; the copies (2 ms of about 80) are enqueued with the product and
+// counted in its time. Packed where the panels' launches keep the device
+// busy (at least kMatmulPanelTilesPerUnit rows of tiles per compute unit),
+// B's rows lie a page apart and K is at least kMatmulPanelMinK; where it
+// did not pay (768^3 and below, B inside the level-2 caches) B is read in
+// place. Matmul also reads B in place where C cannot be cut into panels
+// (a panel's first column not on the device's base address alignment).
+constexpr std::size_t kMatmulPanelTilesPerUnit = 4;
+constexpr std::size_t kMatmulPanelMinK = 512;
+std::size_t matmul_b_panel_width(MatmulKernel family, const Variant& variant,
+                                 const DeviceCaps& caps, std::size_t m, std::size_t n,
+                                 std::size_t k);
+// The commands Matmul enqueues for such a product, panels `width` wide: a
+// copy per packed panel, then per panel a launch per part of K
+// (`k_per_launch`). Where `width` does not divide n, the last panel and the
+// columns after it are one launch that reads B in place.
+std::size_t matmul_panel_launches(std::size_t n, std::size_t k, std::size_t width,
+                                  std::size_t k_per_launch);
+
 namespace detail {
 // Enqueues copies of `rows` x `cols` row-major matrices of `element`-byte
 // elements: product i from element from[i] of x (leading dimension ld) to
@@ -266,7 +297,9 @@ class Matmul {
   // for it: the copy of B where its rows would alias (matmul_padded_ldb),
   // then one launch per part of K (matmul_k_per_launch), two where that
   // part is also split over work-groups (the partial products, then their
-  // sum). One launch's event times the whole product only where this is 1.
+  // sum); or, B packed into panels (matmul_b_panel_width), a copy per
+  // packed panel and a launch per panel and part of K. One launch's event
+  // times the whole product only where this is 1.
   std::size_t launches(std::size_t m, std::size_t n, std::size_t k) const;
   const Explanation& explanation() const { return loaded().explanation; }
   // What learning online timed for this shape so far, or learned
