@@ -547,6 +547,30 @@ cl::Event Matmul::Impl::launch_panels(const cl::CommandQueue& queue, const Loade
   // does not divide n, the last whole panel and the columns after it are
   // read in place by one launch, whose last tile moves back to end at n.
   const std::size_t panels = n / width, packed = n % width ? panels - 1 : panels;
+  // C's panels first, sub-buffers of the buffer C is (or is a sub-buffer
+  // of): a panel that cannot be cut fails the call before anything is
+  // enqueued.
+  cl_mem parent = nullptr;
+  std::size_t origin = 0;
+  check_cl(clGetMemObjectInfo(c(), CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr),
+           "clGetMemObjectInfo(C, CL_MEM_ASSOCIATED_MEMOBJECT)");
+  if (parent) {
+    check_cl(clGetMemObjectInfo(c(), CL_MEM_OFFSET, sizeof origin, &origin, nullptr),
+             "clGetMemObjectInfo(C, CL_MEM_OFFSET)");
+  } else {
+    parent = c();
+  }
+  std::vector<cl::Buffer> c_panels;
+  for (std::size_t p = 0; p < panels; ++p) {
+    const std::size_t col0 = p * width, cols = p < packed ? width : n - col0;
+    const cl_buffer_region columns{origin + col0 * sizeof(float),
+                                   ((m - 1) * n + cols) * sizeof(float)};
+    cl_int err = CL_SUCCESS;
+    cl_mem sub = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &columns, &err);
+    check_cl(err, "clCreateSubBuffer(C's columns " + std::to_string(col0) + ".." +
+                      std::to_string(col0 + cols - 1) + ")");
+    c_panels.emplace_back(sub, false);
+  }
   const cl::Buffer& packed_b = padded_b.at_least(context, packed * width * k);
   if (padded_b.free()) events.push_back(padded_b.free());
   std::vector<cl::Event> copies;
@@ -561,40 +585,22 @@ cl::Event Matmul::Impl::launch_panels(const cl::CommandQueue& queue, const Loade
                  std::to_string((p + 1) * width - 1) + " into a panel)");
     copies.emplace_back(e, false);
   }
-  // C's panels are sub-buffers of the buffer C is (or is a sub-buffer of).
-  cl_mem parent = nullptr;
-  std::size_t origin = 0;
-  check_cl(clGetMemObjectInfo(c(), CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr),
-           "clGetMemObjectInfo(C, CL_MEM_ASSOCIATED_MEMOBJECT)");
-  if (parent) {
-    check_cl(clGetMemObjectInfo(c(), CL_MEM_OFFSET, sizeof origin, &origin, nullptr),
-             "clGetMemObjectInfo(C, CL_MEM_OFFSET)");
-  } else {
-    parent = c();
-  }
   const std::size_t step = matmul_k_per_launch(caps, MatmulKernel::Blocked, v);
   cl::Event last;
   for (std::size_t p = 0; p < panels; ++p) {
     const std::size_t col0 = p * width;
     const bool in_place = p >= packed;
     const std::size_t cols = in_place ? n - col0 : width;
-    const cl_buffer_region columns{origin + col0 * sizeof(float),
-                                   ((m - 1) * n + cols) * sizeof(float)};
-    cl_int err = CL_SUCCESS;
-    cl_mem sub = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &columns, &err);
-    check_cl(err, "clCreateSubBuffer(C's columns " + std::to_string(col0) + ".." +
-                      std::to_string(col0 + cols - 1) + ")");
-    const cl::Buffer c_panel(sub, false);
     std::vector<cl_event> wait = last() ? std::vector<cl_event>{last()} : events;
     if (!in_place) wait.push_back(copies[p]());
     const LaunchGeometry g = matmul_geometry(MatmulKernel::Blocked, v, m, cols, free_local, 1);
     for (std::size_t k0 = 0; k0 < k; k0 += step) {
       const std::size_t kc = std::min(step, k - k0);
       last = in_place
-                 ? detail::launch_matmul(queue, kernel.kernel, g, a, b, c_panel, m, cols, kc, k, n,
-                                         n, k0, k0 > 0, wait, nullptr, col0)
-                 : detail::launch_matmul(queue, kernel.kernel, g, a, packed_b, c_panel, m, cols, kc,
-                                         k, width, n, k0, k0 > 0, wait, nullptr, p * k * width);
+                 ? detail::launch_matmul(queue, kernel.kernel, g, a, b, c_panels[p], m, cols, kc, k,
+                                         n, n, k0, k0 > 0, wait, nullptr, col0)
+                 : detail::launch_matmul(queue, kernel.kernel, g, a, packed_b, c_panels[p], m, cols,
+                                         kc, k, width, n, k0, k0 > 0, wait, nullptr, p * k * width);
       wait = {last()};
     }
   }
