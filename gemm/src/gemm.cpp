@@ -555,10 +555,22 @@ StatusCode run(Request r) {
           ? matmul_padded_ldb(MatmulKernel::Blocked, chosen.variant, facts.caps,
                               b_trans ? r.n : r.b_ld, element)
           : 0;
-  const bool copy_b = b_padded_ld && !b_trans;
+  // One product (not a batch) whose B rows lie a page apart takes op(B)
+  // packed into panels instead (matmul_b_panel_width; B copied, B^T packed
+  // by the pass, a panel at a time), the last panel up to twice as wide,
+  // and a launch per panel.
+  const std::size_t panel =
+      blocked && k_used > 0 && r.batch == 1 && !r.batched && chosen.variant.param("SB") == 0
+          ? matmul_b_panel_width(MatmulKernel::Blocked, chosen.variant, facts.caps, r.m, r.n,
+                                 k_used, element)
+          : 0;
+  const bool copy_b = b_padded_ld && !b_trans && !panel;
   const std::size_t b_packed_ld = pack_b && b_padded_ld ? b_padded_ld : r.n;
   const std::size_t a_packed = pack_a ? r.m * k_used : 0;
-  const std::size_t b_packed = pack_b ? k_used * b_packed_ld : copy_b ? k_used * b_padded_ld : 0;
+  const std::size_t b_packed = panel    ? k_used * r.n
+                               : pack_b ? k_used * b_packed_ld
+                               : copy_b ? k_used * b_padded_ld
+                                        : 0;
   const std::size_t packed_bytes = (a_packed + b_packed) * r.batch * element;
   if (r.temp_size) {
     *r.temp_size = packed_bytes;
@@ -573,7 +585,9 @@ StatusCode run(Request r) {
       return static_cast<StatusCode>(err);  // CL_INVALID_MEM_OBJECT is kInvalidMemObject
     }
     if (size < packed_bytes) {
-      const std::string b_what = pack_b ? "B^T" : "B with longer rows";
+      const std::string b_what = panel    ? std::string(pack_b ? "B^T" : "B") + " into panels"
+                                 : pack_b ? "B^T"
+                                          : "B with longer rows";
       g_message = "the temporary buffer holds " + std::to_string(size) + " bytes; packing " +
                   (pack_a && b_packed ? "A^T and " + b_what : pack_a ? "A^T" : b_what) +
                   " for this call takes " + std::to_string(packed_bytes) +
@@ -612,7 +626,7 @@ StatusCode run(Request r) {
       o[3 * i + 2] = cl_long(r.c_offsets[i]);
     }
   }
-  if (pack_a || pack_b || copy_b) {
+  if (pack_a || pack_b || copy_b || panel) {
     auto after = [&last](std::vector<cl_event> events) {
       for (cl_event e : events) last.emplace_back(e, false);
     };
@@ -642,7 +656,20 @@ StatusCode run(Request r) {
       for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i] = cl_long(i * per);
       l.a = space.mem, l.a_ld = k_used, l.a_trans = false, l.a_offset = 0, l.a_stride = per;
     }
-    if (pack_b) {
+    if (panel) {
+      // op(B), k x n, after A^T as panels of `panel` columns, each k x its
+      // width row-major: B's columns copied, B^T's rows packed by the pass.
+      for (std::size_t col0 = 0; col0 < r.n; col0 += panel) {
+        const std::size_t cols = col0 + 2 * panel <= r.n ? panel : r.n - col0;
+        const std::size_t to = a_packed + col0 * k_used;
+        after(pack_b ? detail::launch_transpose(queue, (*blocks)(), (*edge)(), cols, k_used, r.b,
+                                                r.b_offset + col0 * r.b_ld, r.b_ld, 0, given, false,
+                                                1, space.mem, to, cols, 1, read_by)
+                     : detail::copy_rows(queue, r.b, {r.b_offset + col0}, r.b_ld, space.mem, to, 0,
+                                         cols, cols, k_used, element, read_by));
+        if (cols != panel) break;
+      }
+    } else if (pack_b) {
       // op(B), k x n, stored B^T (n x k), row-major in rows of b_packed_ld
       // after A^T; the batch's B offsets (index 1) follow it.
       const std::size_t start = a_packed * r.batch, per = b_packed;
@@ -691,16 +718,26 @@ StatusCode run(Request r) {
   // each after the first adding to C.
   const std::size_t k_per_launch = matmul_k_per_launch(
       facts.caps, blocked ? MatmulKernel::Blocked : MatmulKernel::Naive, chosen.variant);
-  std::size_t k0 = 0;
-  do {
-    l.k_begin = k0;
-    l.k = std::min(k_per_launch, k_used - k0);
-    l.accumulate = k0 > 0;
-    const cl::Event done(detail::launch_gemm(queue, kernel(), chosen.variant, r.bits, l, waits()),
-                         false);
-    last = {done};
-    k0 += l.k;
-  } while (k0 < k_used);
+  // With B in panels, a panel at a time: its columns of C, its packed B.
+  const std::size_t c_offset = l.c_offset;
+  for (std::size_t col0 = 0; col0 < r.n;) {
+    if (panel) {
+      l.n = col0 + 2 * panel <= r.n ? panel : r.n - col0;
+      l.b = space.mem, l.b_offset = a_packed + col0 * k_used, l.b_ld = l.n, l.b_trans = false;
+      l.c_offset = c_offset + col0;
+    }
+    std::size_t k0 = 0;
+    do {
+      l.k_begin = k0;
+      l.k = std::min(k_per_launch, k_used - k0);
+      l.accumulate = k0 > 0;
+      const cl::Event done(detail::launch_gemm(queue, kernel(), chosen.variant, r.bits, l, waits()),
+                           false);
+      last = {done};
+      k0 += l.k;
+    } while (k0 < k_used);
+    col0 += l.n;
+  }
   if (space.kept) space.kept->read_by = last.front();
   if (r.event) {
     check_cl(clRetainEvent(last.front()()), "clRetainEvent");

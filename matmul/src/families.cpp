@@ -748,14 +748,14 @@ std::size_t matmul_padded_ldb(MatmulKernel family, const Variant& variant, const
 
 std::size_t matmul_b_panel_width(MatmulKernel family, const Variant& variant,
                                  const DeviceCaps& caps, std::size_t m, std::size_t n,
-                                 std::size_t k) {
+                                 std::size_t k, std::size_t element_bytes) {
   if (!cpu_reads_b_in_place(family, variant, caps)) return 0;
   constexpr std::size_t kPageBytes = 4096;
   const std::size_t width = std::size_t(variant.param("NWG"));
   const std::size_t tile_rows = std::size_t(variant.param("MWG"));
   const std::size_t units = std::max<cl_uint>(1, caps.compute_units);
   const bool busy = (m + tile_rows - 1) / tile_rows >= kMatmulPanelTilesPerUnit * units;
-  const bool pays = n * sizeof(float) >= kPageBytes && n >= 2 * width && k >= kMatmulPanelMinK;
+  const bool pays = n * element_bytes >= kPageBytes && n >= 2 * width && k >= kMatmulPanelMinK;
   return busy && pays ? width : 0;
 }
 

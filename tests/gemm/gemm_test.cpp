@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "fatcl/cache.hpp"
+#include "fatcl/matmul.hpp"
 #include "fatcl/offline.hpp"
 #include "fatcl/store.hpp"
 #include "test_runtime.hpp"
@@ -575,6 +576,68 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
       Form f;
       f.tb = T, f.m = m, f.n = wide, f.k = 40, f.alpha = 1.5, f.beta = 0;
       check_forms(bits, {f}, "");
+    }
+    OverrideVariant(device, bits, "");
+  }
+}
+
+// One product whose B rows lie a page apart, on a CPU point that reads B
+// in place with rows of tiles for every unit: op(B) is packed into panels
+// (matmul_b_panel_width; B copied, B^T packed by the pass), the last one
+// wider, a launch per panel; the temporary space then holds exactly k x n
+// (after A^T where packed). Every precision, both layouts (a column-major
+// call's n is its m), op(B) plain and transposed, K in two launches.
+TEST(Gemm, OneProductPacksBIntoPanels) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
+  const bool cpu = (caps.device_type & CL_DEVICE_TYPE_CPU) != 0;
+  cl_device_id device = runtime().cl.device();
+  cl_command_queue q = runtime().cl.queue();
+  const std::size_t units = std::max<cl_uint>(1, caps.compute_units);
+  for (int bits : precisions()) {
+    SCOPED_TRACE(precision(bits));
+    const Variant* unstaged = nullptr;
+    for (const Variant& v : gemm_family(bits).manifest().variants) {
+      if (!unstaged && v.param("SA") == 0 && v.param("SB") == 0) unstaged = &v;
+    }
+    ASSERT_NE(unstaged, nullptr);
+    ASSERT_EQ(OverrideVariant(device, bits, unstaged->name), StatusCode::kSuccess) << GemmMessage();
+    const std::size_t element = std::size_t(bits) / 8, width = unstaged->param("NWG");
+    // The row-major view: `rows` rows of tiles for every unit, `cols`
+    // columns a page and a ragged last panel, K past one launch.
+    const std::size_t rows = kMatmulPanelTilesPerUnit * units * unstaged->param("MWG") + 5;
+    const std::size_t cols = 4096 / element + width + 7, k = kMatmulCpuKPerLaunch + 40;
+    if (rows > 4096) continue;  // many units: too large a product for a test
+    ASSERT_EQ(matmul_b_panel_width(MatmulKernel::Blocked, *unstaged, caps, rows, cols, k, element),
+              cpu ? width : 0);
+    if (!cpu) continue;  // a GPU point stages B: nothing to pack
+    for (Layout layout : {Layout::kRowMajor, Layout::kColMajor}) {
+      for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+        // Half and double: one form each, the products are large.
+        if (bits != 32 && (layout == Layout::kColMajor) != (tb == Transpose::kYes)) continue;
+        Form f;
+        f.layout = layout, f.tb = tb, f.alpha = -0.75, f.beta = 0.5, f.k = k;
+        f.m = layout == Layout::kRowMajor ? rows : cols;
+        f.n = layout == Layout::kRowMajor ? cols : rows;
+        // The space: k x n of the view, packed whatever op(B) is, after
+        // the view's A^T (a column-major call's B^T) where packed.
+        std::size_t size = 1;
+        const std::size_t a_ld = layout == Layout::kRowMajor ? k : f.m;
+        const std::size_t b_ld = (layout == Layout::kRowMajor) == (tb == Transpose::kNo) ? f.n : k;
+        auto of = [&](auto zero) {
+          return GemmTempBufferSize<decltype(zero)>(
+              layout, Transpose::kNo, tb, f.m, f.n, k, 0, a_ld, 0, b_ld, 0,
+              layout == Layout::kRowMajor ? f.n : f.m, &q, size);
+        };
+        ASSERT_EQ(bits == 32   ? of(float{})
+                  : bits == 64 ? of(double{})
+                               : of(half{}),
+                  StatusCode::kSuccess)
+            << GemmMessage();
+        const bool view_a_trans = layout == Layout::kColMajor && tb == Transpose::kYes;
+        EXPECT_EQ(size, (k * cols + (view_a_trans ? rows * k : 0)) * element) << f.describe(bits);
+        check_forms(bits, {f}, "");
+      }
     }
     OverrideVariant(device, bits, "");
   }

@@ -108,7 +108,9 @@ half FloatToHalf(float value);
 // packing passes put A^T or B^T for the kernels that read an operand
 // from global memory (the CPU-shaped ones), and B (or B^T) in rows one
 // cache line longer where its rows lie a multiple of 4 KiB apart (on a
-// CPU: such rows share cache sets; matmul_padded_ldb), of at least
+// CPU: such rows share cache sets; matmul_padded_ldb), or, for one product
+// whose B rows lie a page apart, op(B) packed into panels
+// (matmul_b_panel_width: k x n elements in all), of at least
 // GemmTempBufferSize bytes (else kInsufficientMemoryTemp); null: a space
 // fatcl keeps per in-order queue (ClearCache frees it), or one per call on
 // an out-of-order queue.

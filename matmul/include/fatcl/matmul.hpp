@@ -233,9 +233,11 @@ std::size_t matmul_padded_ldb(MatmulKernel family, const Variant& variant, const
 // (a panel's first column not on the device's base address alignment).
 constexpr std::size_t kMatmulPanelTilesPerUnit = 4;
 constexpr std::size_t kMatmulPanelMinK = 512;
+// `element_bytes`: the GEMM entry points' doubles and halves, whose
+// products (one a call, not batched) are packed the same way.
 std::size_t matmul_b_panel_width(MatmulKernel family, const Variant& variant,
                                  const DeviceCaps& caps, std::size_t m, std::size_t n,
-                                 std::size_t k);
+                                 std::size_t k, std::size_t element_bytes = sizeof(float));
 // The commands Matmul enqueues for such a product, panels `width` wide: a
 // copy per packed panel, then per panel a launch per part of K
 // (`k_per_launch`). Where `width` does not divide n, the last panel and the
