@@ -559,11 +559,12 @@ StatusCode run(Request r) {
   // packed into panels instead (matmul_b_panel_width; B copied, B^T packed
   // by the pass, a panel at a time), the last panel up to twice as wide,
   // and a launch per panel.
-  const std::size_t panel =
-      blocked && k_used > 0 && r.batch == 1 && !r.batched && chosen.variant.param("SB") == 0
-          ? matmul_b_panel_width(MatmulKernel::Blocked, chosen.variant, facts.caps, r.m, r.n,
-                                 k_used, element)
-          : 0;
+  const std::size_t panel = blocked && k_used > 0 && r.batch == 1 && !r.batched
+                                ? matmul_b_panel_width(MatmulKernel::Blocked, chosen.variant,
+                                                       facts.caps, r.m, r.n, k_used, element)
+                                : 0;
+  // The columns of the panel from col0: `panel`, the last up to twice that.
+  auto panel_cols = [&](std::size_t col0) { return col0 + 2 * panel <= r.n ? panel : r.n - col0; };
   const bool copy_b = b_padded_ld && !b_trans && !panel;
   const std::size_t b_packed_ld = pack_b && b_padded_ld ? b_padded_ld : r.n;
   const std::size_t a_packed = pack_a ? r.m * k_used : 0;
@@ -660,7 +661,7 @@ StatusCode run(Request r) {
       // op(B), k x n, after A^T as panels of `panel` columns, each k x its
       // width row-major: B's columns copied, B^T's rows packed by the pass.
       for (std::size_t col0 = 0; col0 < r.n; col0 += panel) {
-        const std::size_t cols = col0 + 2 * panel <= r.n ? panel : r.n - col0;
+        const std::size_t cols = panel_cols(col0);
         const std::size_t to = a_packed + col0 * k_used;
         after(pack_b ? detail::launch_transpose(queue, (*blocks)(), (*edge)(), cols, k_used, r.b,
                                                 r.b_offset + col0 * r.b_ld, r.b_ld, 0, given, false,
@@ -722,7 +723,7 @@ StatusCode run(Request r) {
   const std::size_t c_offset = l.c_offset;
   for (std::size_t col0 = 0; col0 < r.n;) {
     if (panel) {
-      l.n = col0 + 2 * panel <= r.n ? panel : r.n - col0;
+      l.n = panel_cols(col0);
       l.b = space.mem, l.b_offset = a_packed + col0 * k_used, l.b_ld = l.n, l.b_trans = false;
       l.c_offset = c_offset + col0;
     }

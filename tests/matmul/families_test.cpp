@@ -209,17 +209,28 @@ TEST(MatmulFamilies, SkinnyGeometryAndKSplits) {
   EXPECT_EQ(matmul_geometry(MatmulKernel::FewRows, rows, 1, 1000, {16, 16}, 3).depth, 1u);
 }
 
-// A CPU point that reads B in place gets B copied with rows one cache line
-// longer where B's rows lie a multiple of 4 KiB apart; a point that stages
-// B, another family, a GPU and other strides read B where it lies.
-TEST(MatmulFamilies, BIsCopiedWhereItsRowsWouldAliasInTheCaches) {
+// Two CPU points of the blocked family, 32 x 64: one reads B in place, one
+// stages it; and a CPU for them.
+struct CpuPoints {
   const Manifest& m = matmul_family(MatmulKernel::Blocked).manifest();
   const Variant& in_place = m.variant(
       "matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1");
   const Variant& staged = m.variant(
       "matmul_blocked_MWG32_NWG64_KWG32_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB1_KWI8_PF0_FMA1_DB0_VWA1");
-  DeviceCaps cpu = device(48, 1024, 3, 0, "");
-  cpu.device_type = CL_DEVICE_TYPE_CPU;
+  DeviceCaps cpu = [] {
+    DeviceCaps c = device(48, 1024, 3, 0, "");
+    c.device_type = CL_DEVICE_TYPE_CPU;
+    return c;
+  }();
+};
+
+// A CPU point that reads B in place gets B copied with rows one cache line
+// longer where B's rows lie a multiple of 4 KiB apart; a point that stages
+// B, another family, a GPU and other strides read B where it lies.
+TEST(MatmulFamilies, BIsCopiedWhereItsRowsWouldAliasInTheCaches) {
+  const CpuPoints points;
+  const Variant &in_place = points.in_place, &staged = points.staged;
+  DeviceCaps cpu = points.cpu;
   EXPECT_EQ(matmul_padded_ldb(MatmulKernel::Blocked, in_place, cpu, 1024), 1040u);
   EXPECT_EQ(matmul_padded_ldb(MatmulKernel::Blocked, in_place, cpu, 3072), 3088u);
   EXPECT_EQ(matmul_padded_ldb(MatmulKernel::Blocked, in_place, cpu, 1536), 0u);
@@ -238,13 +249,9 @@ TEST(MatmulFamilies, BIsCopiedWhereItsRowsWouldAliasInTheCaches) {
 // of tiles per panel; a point that stages B, a GPU and smaller products read
 // B where it lies.
 TEST(MatmulFamilies, BIsPackedIntoPanelsWhereItsRowsLieAPageApart) {
-  const Manifest& m = matmul_family(MatmulKernel::Blocked).manifest();
-  const Variant& in_place = m.variant(
-      "matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1");
-  const Variant& staged = m.variant(
-      "matmul_blocked_MWG32_NWG64_KWG32_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB1_KWI8_PF0_FMA1_DB0_VWA1");
-  DeviceCaps cpu = device(48, 1024, 3, 0, "");
-  cpu.device_type = CL_DEVICE_TYPE_CPU;
+  const CpuPoints points;
+  const Variant &in_place = points.in_place, &staged = points.staged;
+  DeviceCaps cpu = points.cpu;
   cpu.compute_units = 2;
   const auto width = [&](const Variant& v, std::size_t m, std::size_t n, std::size_t k) {
     return matmul_b_panel_width(MatmulKernel::Blocked, v, cpu, m, n, k);
