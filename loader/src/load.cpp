@@ -27,13 +27,62 @@ const char* to_string(ProgramOrigin origin) {
 
 namespace {
 
-// A tuning entry's variants first, in measured order; the rest after, in the
+// Speeds measured on another device (a neighbour by similarity) within
+// this factor of each other are not told apart here: two points 3 % apart
+// on a Zen 4 ran 20 % apart on a Xeon, the FMA = 0 twin ahead there and
+// behind here (PoCL, row-major TN at 2048^3, 2026-12-04).
+constexpr double kNeighbourResolution = 0.95;
+
+// The order an entry's variants are tried in (each with its best speed
+// over the tiers measured). Measured on this device: as measured. Measured
+// on a neighbour: the fastest still unplaced, or the one the family's
+// ranking for this device puts first among those within
+// kNeighbourResolution of it.
+std::vector<std::string> entry_order(const std::vector<std::pair<Variant, double>>& measured,
+                                     const Ranking& family, const DeviceCaps& caps,
+                                     bool neighbour) {
+  std::vector<const std::pair<Variant, double>*> left;
+  for (const auto& m : measured) left.push_back(&m);
+  std::vector<std::string> order;
+  while (!left.empty()) {
+    auto pick = left.begin();
+    if (neighbour && family.score) {
+      double fastest = 0;
+      for (const auto* l : left) fastest = std::max(fastest, l->second);
+      double best = 0;
+      for (auto it = left.begin(); it != left.end(); ++it) {
+        if ((*it)->second < fastest * kNeighbourResolution) continue;
+        const double s = family.score((*it)->first, caps);
+        if ((*pick)->second < fastest * kNeighbourResolution || s > best) pick = it, best = s;
+      }
+    }
+    order.push_back((*pick)->first.name);
+    left.erase(pick);
+  }
+  return order;
+}
+
+// A tuning entry's variants first (entry_order); the rest after, in the
 // family's own ranking.
-Ranking tuned_ranking(const TuningEntry& entry, const Ranking& family) {
+Ranking tuned_ranking(const TuningEntry& entry, const Ranking& family, const Manifest& manifest,
+                      bool neighbour) {
+  std::vector<std::pair<Variant, double>> measured;
+  for (const TunedVariant& t : entry.ranking) {
+    auto it = std::find_if(measured.begin(), measured.end(),
+                           [&](const auto& m) { return m.first.name == t.variant; });
+    if (it != measured.end()) {
+      it->second = std::max(it->second, t.gflops);
+    } else {
+      for (const Variant& v : manifest.variants) {
+        if (v.name == t.variant) measured.emplace_back(v, t.gflops);
+      }
+    }
+  }
   Ranking r;
-  r.score = [names = entry.ranking, family](const Variant& v, const DeviceCaps& caps) {
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      if (names[i].variant == v.name) return 1e12 - double(i);
+  r.score = [measured, family, neighbour](const Variant& v, const DeviceCaps& caps) {
+    const std::vector<std::string> order = entry_order(measured, family, caps, neighbour);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (order[i] == v.name) return 1e12 - double(i);
     }
     return family.score ? std::min(family.score(v, caps), 1e9) : 0.0;
   };
@@ -47,10 +96,13 @@ Ranking tuned_ranking(const TuningEntry& entry, const Ranking& family) {
     return std::nullopt;
   };
   r.rule =
-      "measured speed (the tuning entry below: this device's, else the most similar measured "
-      "device's), each variant first in the "
-      "tier it was measured in, then " +
-      family.rule;
+      std::string(
+          "measured speed (the tuning entry below: this device's, else the most similar "
+          "measured device's") +
+      (neighbour ? "; measured there, speeds within 5 % of the fastest left are taken as equal "
+                   "and ordered by the family's ranking for this device"
+                 : "") +
+      "), each variant first in the tier it was measured in, then " + family.rule;
   return r;
 }
 
@@ -584,7 +636,7 @@ Plan ranked_plan(const Family& family, const DeviceCaps& caps, const LoadOptions
       std::string why;
       ranking = tuned_ranking(carry_tuning(*match.entry, family, caps, options.problem, &why,
                                            nullptr, launch_floor_ms(*store, family, caps)),
-                              ranking);
+                              ranking, family.manifest(), match.similarity < 1);
       if (!why.empty()) said += "\n" + why;
       found = *match.entry;
     }
