@@ -34,10 +34,10 @@ namespace {
 constexpr double kNeighbourResolution = 0.95;
 
 // The order an entry's variants are tried in (each with its best speed
-// over the tiers measured). Measured on this device: as measured. Measured
-// on a neighbour: the fastest still unplaced, or the one the family's
+// over the tiers measured). Measured on this device: the entry's. Measured
+// on a neighbour: the first still unplaced, or the one the family's
 // ranking for this device puts first among those within
-// kNeighbourResolution of it.
+// kNeighbourResolution of its speed.
 std::vector<std::string> entry_order(const std::vector<std::pair<Variant, double>>& measured,
                                      const Ranking& family, const DeviceCaps& caps,
                                      bool neighbour) {
@@ -47,13 +47,15 @@ std::vector<std::string> entry_order(const std::vector<std::pair<Variant, double
   while (!left.empty()) {
     auto pick = left.begin();
     if (neighbour && family.score) {
-      double fastest = 0;
-      for (const auto* l : left) fastest = std::max(fastest, l->second);
-      double best = 0;
-      for (auto it = left.begin(); it != left.end(); ++it) {
-        if ((*it)->second < fastest * kNeighbourResolution) continue;
+      // Within the resolution of the first left, either way (a carried
+      // entry's order is the model's, not the measured speeds').
+      const double first = (*pick)->second;
+      double best = family.score((*pick)->first, caps);
+      for (auto it = std::next(left.begin()); it != left.end(); ++it) {
+        const double speed = (*it)->second;
+        if (speed < first * kNeighbourResolution || speed * kNeighbourResolution > first) continue;
         const double s = family.score((*it)->first, caps);
-        if ((*pick)->second < fastest * kNeighbourResolution || s > best) pick = it, best = s;
+        if (s > best) pick = it, best = s;
       }
     }
     order.push_back((*pick)->first.name);
@@ -99,7 +101,7 @@ Ranking tuned_ranking(const TuningEntry& entry, const Ranking& family, const Man
       std::string(
           "measured speed (the tuning entry below: this device's, else the most similar "
           "measured device's") +
-      (neighbour ? "; measured there, speeds within 5 % of the fastest left are taken as equal "
+      (neighbour ? "; measured there, speeds within 5 % of the first left are taken as equal "
                    "and ordered by the family's ranking for this device"
                  : "") +
       "), each variant first in the tier it was measured in, then " + family.rule;
