@@ -33,56 +33,56 @@ namespace {
 // behind here (PoCL, row-major TN at 2048^3, 2026-12-04).
 constexpr double kNeighbourResolution = 0.95;
 
-// The order an entry's variants are tried in (each with its best speed
-// over the tiers measured). Measured on this device: the entry's. Measured
-// on a neighbour: the first still unplaced, or the one the family's
-// ranking for this device puts first among those within
-// kNeighbourResolution of its speed.
-std::vector<std::string> entry_order(const std::vector<std::pair<Variant, double>>& measured,
-                                     const Ranking& family, const DeviceCaps& caps,
+// The order an entry's variants are tried in on `caps`, each variant once
+// (its best speed over the tiers measured; one this build lacks left out).
+// Measured on this device: the entry's. Measured on a neighbour: the first
+// still unplaced, or the one the family's ranking for this device puts
+// first among those within kNeighbourResolution of its speed.
+std::vector<std::string> entry_order(const TuningEntry& entry, const Ranking& family,
+                                     const Manifest& manifest, const DeviceCaps& caps,
                                      bool neighbour) {
-  std::vector<const std::pair<Variant, double>*> left;
-  for (const auto& m : measured) left.push_back(&m);
+  std::vector<std::pair<const Variant*, double>> left;
+  for (const TunedVariant& t : entry.ranking) {
+    auto it = std::find_if(left.begin(), left.end(),
+                           [&](const auto& l) { return l.first->name == t.variant; });
+    if (it != left.end()) {
+      it->second = std::max(it->second, t.gflops);
+      continue;
+    }
+    for (const Variant& v : manifest.variants) {
+      if (v.name == t.variant) left.emplace_back(&v, t.gflops);
+    }
+  }
   std::vector<std::string> order;
   while (!left.empty()) {
     auto pick = left.begin();
     if (neighbour && family.score) {
       // Within the resolution of the first left, either way (a carried
       // entry's order is the model's, not the measured speeds').
-      const double first = (*pick)->second;
-      double best = family.score((*pick)->first, caps);
+      const double first = pick->second;
+      double best = family.score(*pick->first, caps);
       for (auto it = std::next(left.begin()); it != left.end(); ++it) {
-        const double speed = (*it)->second;
-        if (speed < first * kNeighbourResolution || speed * kNeighbourResolution > first) continue;
-        const double s = family.score((*it)->first, caps);
+        if (it->second < first * kNeighbourResolution ||
+            it->second * kNeighbourResolution > first) {
+          continue;
+        }
+        const double s = family.score(*it->first, caps);
         if (s > best) pick = it, best = s;
       }
     }
-    order.push_back((*pick)->first.name);
+    order.push_back(pick->first->name);
     left.erase(pick);
   }
   return order;
 }
 
-// A tuning entry's variants first (entry_order); the rest after, in the
-// family's own ranking.
+// A tuning entry's variants first (entry_order, worked out once for the
+// device the plan is for); the rest after, in the family's own ranking.
 Ranking tuned_ranking(const TuningEntry& entry, const Ranking& family, const Manifest& manifest,
-                      bool neighbour) {
-  std::vector<std::pair<Variant, double>> measured;
-  for (const TunedVariant& t : entry.ranking) {
-    auto it = std::find_if(measured.begin(), measured.end(),
-                           [&](const auto& m) { return m.first.name == t.variant; });
-    if (it != measured.end()) {
-      it->second = std::max(it->second, t.gflops);
-    } else {
-      for (const Variant& v : manifest.variants) {
-        if (v.name == t.variant) measured.emplace_back(v, t.gflops);
-      }
-    }
-  }
+                      const DeviceCaps& caps, bool neighbour) {
   Ranking r;
-  r.score = [measured, family, neighbour](const Variant& v, const DeviceCaps& caps) {
-    const std::vector<std::string> order = entry_order(measured, family, caps, neighbour);
+  r.score = [order = entry_order(entry, family, manifest, caps, neighbour), family](
+                const Variant& v, const DeviceCaps& caps) {
     for (std::size_t i = 0; i < order.size(); ++i) {
       if (order[i] == v.name) return 1e12 - double(i);
     }
@@ -638,7 +638,7 @@ Plan ranked_plan(const Family& family, const DeviceCaps& caps, const LoadOptions
       std::string why;
       ranking = tuned_ranking(carry_tuning(*match.entry, family, caps, options.problem, &why,
                                            nullptr, launch_floor_ms(*store, family, caps)),
-                              ranking, family.manifest(), match.similarity < 1);
+                              ranking, family.manifest(), caps, match.similarity < 1);
       if (!why.empty()) said += "\n" + why;
       found = *match.entry;
     }
