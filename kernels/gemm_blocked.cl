@@ -260,6 +260,66 @@
     STASH_B()   \
   } while (0)
 
+/* A slice's multiply-adds, unguarded (0) or guarded (1, where an operand is
+ * read from global memory: zeros outside the matrices); the unguarded copy
+ * reads that operand with strides known here. */
+#define SLICE_MULADDS(kk, guarded)                                                            \
+  for (int k0 = 0; k0 < KWG; k0 += KWI) {                                                     \
+    _Pragma("unroll") for (int kw = 0; kw < KWI; ++kw) {                                      \
+      const int k = k0 + kw;                                                                  \
+      realN b[NVW];                                                                           \
+      _Pragma("unroll") for (int j = 0; j < NVW; ++j) { B_OPERAND(kk, k, j, guarded); }      \
+      _Pragma("unroll") for (int i = 0; i < MWI; ++i) {                                       \
+        A_OPERAND(kk, k, i, guarded);                                                         \
+        _Pragma("unroll") for (int j = 0; j < NVW; ++j) {                                     \
+          acc[i][j] = MULADD((realN)(a), b[j], acc[i][j]);                                    \
+        }                                                                                     \
+      }                                                                                       \
+    }                                                                                         \
+  }
+#if SB
+#define B_OPERAND(kk, k, j, guarded) b[j] = Bs[k][j * NDIMC + tx]
+#else
+#define B_OPERAND(kk, k, j, guarded)                                                          \
+  if (!(guarded)) {                                                                           \
+    b[j] = LOADV(VWN, j * NDIMC + tx, B + (long)((kk) + k) * b_rs + col0);                    \
+  } else {                                                                                    \
+    real t[VWN];                                                                              \
+    _Pragma("unroll") for (int c = 0; c < VWN; ++c) {                                         \
+      t[c] = B_GUARDED((kk) + k, col0 + (j * NDIMC + tx) * VWN + c);                          \
+    }                                                                                         \
+    b[j] = PACKN(t);                                                                          \
+  }
+#endif
+#if SA
+#define A_OPERAND(kk, k, i, guarded) const real a = As[k][ty * MWI + i]
+#else
+#define A_OPERAND(kk, k, i, guarded)                                                          \
+  const int row = row0 + ty * MWI + i;                                                        \
+  const real a = (guarded) ? A_GUARDED(row, (kk) + k) : LOAD1(0, &A[(long)row * lda + (kk) + k])
+#endif
+/* Before a slice's multiply-adds: the staged operands stashed (and the next
+ * slice fetched, PF); after them, the next slice fetched (no PF). */
+#if SA || SB
+#define SLICE_STAGED(kk) \
+  STASH();               \
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if PF
+#define SLICE_STAGED_BEFORE(kk) \
+  SLICE_STAGED(kk)              \
+  if ((kk) + KWG < K) FETCH((kk) + KWG);
+#define SLICE_STAGED_AFTER(kk) barrier(CLK_LOCAL_MEM_FENCE);
+#else
+#define SLICE_STAGED_BEFORE(kk) SLICE_STAGED(kk)
+#define SLICE_STAGED_AFTER(kk)    \
+  barrier(CLK_LOCAL_MEM_FENCE);   \
+  if ((kk) + KWG < K) FETCH((kk) + KWG);
+#endif
+#else
+#define SLICE_STAGED_BEFORE(kk)
+#define SLICE_STAGED_AFTER(kk)
+#endif
+
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
 void gemm_blocked(const int M, const int N, int K, const int k_begin, const int accumulate,
                   const real alpha_arg, const real beta_arg,
@@ -348,74 +408,32 @@ void gemm_blocked(const int M, const int N, int K, const int k_begin, const int 
 #if SA || SB
   FETCH(0);
 #endif
-  for (int kk = 0; kk < K; kk += KWG) {
-    /* The copy of the slice's loop that reads unstaged operands unguarded
-     * (B from global memory only where its rows are contiguous). */
-    const int fast = (SA || rows_whole) && (SB || cols_whole) && kk + KWG <= K;
-#if SA || SB
-    STASH();
-    barrier(CLK_LOCAL_MEM_FENCE);
-#if PF
-    if (kk + KWG < K) FETCH(kk + KWG);
-#endif
-#endif
-    /* The slice's copies: 0 unguarded, 1 guarded (where an operand is read
-     * from global memory); the unguarded one reads it with strides known
-     * here. */
+  /* The whole slices of a whole tile unguarded, then the rest guarded: two
+   * loops, not a choice inside one. With both copies in one loop PoCL
+   * compiled the unguarded copy of the CPU points poorly: at 1024^3 they ran
+   * at 0.74 to 0.95 of matmul_blocked's speed on the same data, by point;
+   * with two loops every CPU point ran at 195 to 212 GFLOP/s, level with it
+   * or above (2 Zen 4 cores, 2026-12-04). Staged operands are guarded as
+   * they are fetched: there every slice is the same. */
 #if SA && SB
-#define SLICE_VARIANTS 1
+  const int k_whole = K;
 #else
-#define SLICE_VARIANTS 2
+  const int whole = (SA || rows_whole) && (SB || cols_whole);
+  const int k_whole = whole ? K / KWG * KWG : 0;
 #endif
-    const int pick = !fast ? 1 : 0;
-#pragma unroll
-    for (int variant = 0; variant < SLICE_VARIANTS; ++variant) {
-      if (SLICE_VARIANTS == 1 || variant == pick) {
-        const int guarded = variant == 1;
-        for (int k0 = 0; k0 < KWG; k0 += KWI) {
-#pragma unroll
-          for (int kw = 0; kw < KWI; ++kw) {
-            const int k = k0 + kw;
-            realN b[NVW];
-#pragma unroll
-            for (int j = 0; j < NVW; ++j) {
-#if SB
-              b[j] = Bs[k][j * NDIMC + tx];
-#else
-              if (!guarded) {
-                b[j] = LOADV(VWN, j * NDIMC + tx, B + (long)(kk + k) * b_rs + col0);
-              } else {
-                real t[VWN];
-#pragma unroll
-                for (int c = 0; c < VWN; ++c) {
-                  t[c] = B_GUARDED(kk + k, col0 + (j * NDIMC + tx) * VWN + c);
-                }
-                b[j] = PACKN(t);
-              }
-#endif
-            }
-#pragma unroll
-            for (int i = 0; i < MWI; ++i) {
-#if SA
-              const real a = As[k][ty * MWI + i];
-#else
-              const int row = row0 + ty * MWI + i;
-              const real a = guarded ? A_GUARDED(row, kk + k) : LOAD1(0, &A[(long)row * lda + kk + k]);
-#endif
-#pragma unroll
-              for (int j = 0; j < NVW; ++j) acc[i][j] = MULADD((realN)(a), b[j], acc[i][j]);
-            }
-          }
-        }
-      }
-    }
-#if SA || SB
-    barrier(CLK_LOCAL_MEM_FENCE);
-#if !PF
-    if (kk + KWG < K) FETCH(kk + KWG);
-#endif
-#endif
+  int kk = 0;
+  for (; kk < k_whole; kk += KWG) {
+    SLICE_STAGED_BEFORE(kk)
+    SLICE_MULADDS(kk, 0)
+    SLICE_STAGED_AFTER(kk)
   }
+#if !(SA && SB)
+  for (; kk < K; kk += KWG) {
+    SLICE_STAGED_BEFORE(kk)
+    SLICE_MULADDS(kk, 1)
+    SLICE_STAGED_AFTER(kk)
+  }
+#endif
 
   /* C = alpha * AB + beta * C for the block's own rows and columns inside
    * C; C is read only where beta is not 0. */
