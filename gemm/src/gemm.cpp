@@ -80,6 +80,10 @@ struct Chosen {
   Variant variant;
   std::string kernel;  // the function's name: gemm_blocked, gemm_naive, gemm_transpose
 };
+struct Planned {
+  Variant variant;
+  std::string kernel;
+};
 // (context, device, precision, form, size classes of M, N, K and the batch, the variant
 // and tier forced where OverrideVariant forces one)
 using ChoiceKey =
@@ -112,6 +116,7 @@ struct Kept {
   std::map<cl_command_queue, std::shared_ptr<Scratch>> scratch;
   std::map<cl_device_id, DeviceFacts> devices;
   std::map<ChoiceKey, Chosen> choices;
+  std::map<ChoiceKey, Planned> planned;  // the points choices would take, not built
   std::map<cl_context, cl::Buffer> placeholders;
   std::map<std::pair<cl_device_id, int>, Override> overrides;
   std::map<std::pair<cl_program, std::string>, std::vector<cl::Kernel>> idle_kernels;
@@ -334,33 +339,66 @@ Chosen kept_or_loaded(Kept& all, const ChoiceKey& key, cl_context context, cl_de
       .first->second;
 }
 
+// What choose() keys a product by, and loads it with.
+struct ChoiceRequest {
+  ChoiceKey key;
+  LoadOptions options;
+  const Family* family;
+};
+// With the kept state's mutex held.
+ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id device, int bits,
+                             bool a_trans, bool b_trans, std::size_t m, std::size_t n,
+                             std::size_t k, std::size_t batch) {
+  ChoiceRequest q;
+  q.options.problem = {m, n, k, batch};
+  q.options.form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
+  q.family = &gemm_family(bits);
+  if (auto it = all.overrides.find({device, bits}); it != all.overrides.end()) {
+    q.options.variant = it->second.variant;
+    q.options.tier = it->second.tier;
+    q.family = it->second.family;
+  }
+  q.key = ChoiceKey{context,
+                    device,
+                    bits,
+                    q.options.form,
+                    size_class(m),
+                    size_class(n),
+                    size_class(k),
+                    size_class(batch),
+                    q.options.variant,
+                    q.options.tier ? int(*q.options.tier) : -1};
+  return q;
+}
+
 // The program for this product: chosen by the loader for the device,
 // precision, form and shape (its tuning entries, else its ranking), or the
 // variant OverrideVariant forces; built on first use and kept.
 Chosen choose(cl_context context, cl_device_id device, int bits, bool a_trans, bool b_trans,
               std::size_t m, std::size_t n, std::size_t k, std::size_t batch) {
-  LoadOptions options;
-  options.problem = {m, n, k, batch};
-  options.form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
-  const Family* family = &gemm_family(bits);
-  if (auto it = all.overrides.find({device, bits}); it != all.overrides.end()) {
-    options.variant = it->second.variant;
-    options.tier = it->second.tier;
-    family = it->second.family;
+  const ChoiceRequest q =
+      choice_request(all, context, device, bits, a_trans, b_trans, m, n, k, batch);
+  return kept_or_loaded(all, q.key, context, device, *q.family, q.options);
+}
+
+// The point choose() takes for one product (the first of the loader's
+// plan) and its function's name, without building it; kept. Empty where
+// the plan has none (choose() then says why).
+Planned planned(cl_context context, cl_device_id device, const DeviceCaps& caps, int bits,
+                bool a_trans, bool b_trans, std::size_t m, std::size_t n, std::size_t k) {
+  Kept& all = kept();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  const ChoiceRequest q = choice_request(all, context, device, bits, a_trans, b_trans, m, n, k, 1);
+  if (auto it = all.choices.find(q.key); it != all.choices.end()) {
+    return {it->second.variant, it->second.kernel};
   }
-  const ChoiceKey key{context,
-                      device,
-                      bits,
-                      options.form,
-                      size_class(m),
-                      size_class(n),
-                      size_class(k),
-                      size_class(batch),
-                      options.variant,
-                      options.tier ? int(*options.tier) : -1};
-  return kept_or_loaded(all, key, context, device, *family, options);
+  if (auto it = all.planned.find(q.key); it != all.planned.end()) return it->second;
+  const Plan p = ranked_plan(*q.family, caps, q.options);
+  Planned out;
+  if (!p.chain.empty()) out = {*p.chain.front().variant, q.family->manifest().kernel};
+  return all.planned.emplace(q.key, out).first->second;
 }
 
 // The packing kernel for `bits`-bit elements, built on first use and kept
@@ -372,6 +410,57 @@ Chosen choose_transpose(cl_context context, cl_device_id device, int bits) {
   std::lock_guard<std::mutex> lock(all.mutex);
   const ChoiceKey key{context, device, bits, "transpose", 0, 0, 0, 0, options.variant, -1};
   return kept_or_loaded(all, key, context, device, detail::gemm_transpose_family(), options);
+}
+
+// The passes a product enqueues before its launches, for the point
+// `chosen` and one row-major form (run() explains each): op(A) = A^T
+// packed, op(B) packed into panels, B^T packed, B copied into longer rows.
+struct Passes {
+  bool blocked = false;  // the reference path reads any form
+  bool pack_a = false, pack_b = false, copy_b = false;
+  std::size_t b_padded_ld = 0, panel = 0, b_packed_ld = 0, a_packed_ld = 0;
+  std::size_t a_packed = 0, b_packed = 0;  // elements a product
+  // What the passes cost, in elements copied: by the difference between
+  // calls with and without each pass (PoCL, 2 Zen 4 cores, 2026-12-04),
+  // 2048 x 2048 floats took 3.7 to 4 ms through the transposing pass into
+  // rows 8 KiB apart and 0.5 to 0.7 ms copied into longer rows.
+  static constexpr std::size_t kTransposed = 4;
+  std::size_t moved() const {
+    return kTransposed * (a_packed + (pack_b ? b_packed : 0)) + (pack_b ? 0 : b_packed);
+  }
+};
+
+Passes passes_for(const Planned& chosen, const DeviceCaps& caps, bool a_trans, bool b_trans,
+                  std::size_t m, std::size_t n, std::size_t k_used, std::size_t b_ld,
+                  bool one_product, std::size_t element) {
+  Passes p;
+  p.blocked = chosen.kernel == "gemm_blocked";
+  const bool reads = p.blocked && k_used > 0;
+  p.pack_a = reads && a_trans && chosen.variant.param("SA") == 0;
+  p.pack_b = reads && b_trans && chosen.variant.param("SB") == 0;
+  p.b_padded_ld = reads ? matmul_padded_ldb(MatmulKernel::Blocked, chosen.variant, caps,
+                                            b_trans ? n : b_ld, element)
+                        : 0;
+  p.panel = reads && one_product ? matmul_b_panel_width(MatmulKernel::Blocked, chosen.variant, caps,
+                                                        m, n, k_used, element)
+                                 : 0;
+  p.copy_b = p.b_padded_ld && !b_trans && !p.panel;
+  p.b_packed_ld = p.pack_b && p.b_padded_ld ? p.b_padded_ld : n;
+  // A^T's packed rows one cache line longer where k of them would alias
+  // (the pass writes a block's columns down 16 of them): row-major
+  // 2048 x 32 x 2048 with op(A) = A^T took 5.5 to 7.2 ms with the rows
+  // 8 KiB apart, 4.1 to 4.6 with them longer (PoCL, 2 Zen 4 cores).
+  if (p.pack_a) {
+    const std::size_t padded =
+        matmul_padded_ldb(MatmulKernel::Blocked, chosen.variant, caps, k_used, element);
+    p.a_packed_ld = padded ? padded : k_used;
+  }
+  p.a_packed = p.pack_a ? m * p.a_packed_ld : 0;
+  p.b_packed = p.panel    ? k_used * n
+               : p.pack_b ? k_used * p.b_packed_ld
+               : p.copy_b ? k_used * p.b_padded_ld
+                          : 0;
+  return p;
 }
 
 // Where a call's packing pass writes (`mem`), and what keeps it so until
@@ -536,7 +625,8 @@ StatusCode run(Request r) {
     std::swap(a_trans, b_trans);
   }
   const std::size_t k_used = all_alpha_zero ? 0 : r.k;
-  const Chosen chosen = choose(context, device, r.bits, a_trans, b_trans, r.m, r.n, k_used, r.batch);
+  const std::size_t element = std::size_t(r.bits) / 8;
+  const bool one_product = r.batch == 1 && !r.batched;
   // A point that reads an operand from global memory takes its transpose
   // packed by a pass first (its loads of B run along N, which B^T does not
   // hold contiguously; A^T read in place cost it 1.3 to 2.5 times NN's
@@ -545,34 +635,58 @@ StatusCode run(Request r) {
   // Such a point on a CPU takes B itself copied into rows one cache line
   // longer where its rows lie a multiple of 4 KiB apart (matmul_padded_ldb:
   // they would fall into the same few cache sets), after A^T where packed.
-  const bool blocked = chosen.kernel == "gemm_blocked";  // the reference path reads any form
-  const bool pack_a = blocked && a_trans && k_used > 0 && chosen.variant.param("SA") == 0;
-  const bool pack_b = blocked && b_trans && k_used > 0 && chosen.variant.param("SB") == 0;
   // B^T is packed into such rows too where n of them would alias.
-  const std::size_t element = std::size_t(r.bits) / 8;
-  const std::size_t b_padded_ld =
-      blocked && k_used > 0
-          ? matmul_padded_ldb(MatmulKernel::Blocked, chosen.variant, facts.caps,
-                              b_trans ? r.n : r.b_ld, element)
-          : 0;
   // One product (not a batch) whose B rows lie a page apart takes op(B)
   // packed into panels instead (matmul_b_panel_width; B copied, B^T packed
   // by the pass, a panel at a time), the last panel up to twice as wide,
   // and a launch per panel.
-  const std::size_t panel = blocked && k_used > 0 && r.batch == 1 && !r.batched
-                                ? matmul_b_panel_width(MatmulKernel::Blocked, chosen.variant,
-                                                       facts.caps, r.m, r.n, k_used, element)
-                                : 0;
+  // One product whose passes transpose an operand is computed as its
+  // transpose where that moves at most half as much: C^T = op(B)^T op(A)^T,
+  // B the left operand and A the right, each transposed where it was not,
+  // C^T written into the space after the packed operands (C moved in first
+  // where beta is not 0) and moved into C after the launches. With a thin
+  // side that spares the pass over the large operand: 2048 x 32 x 2048
+  // with op(A) = A^T packed all of A (4 Mi elements) for a product that
+  // reads each of them 32 times; its transpose packs B (64 Ki) and moves C
+  // twice (64 Ki each). C is weighed as moved twice whatever beta is, so
+  // that GemmTempBufferSize, which has no beta, gives the call's space.
+  // (The point's passes are weighed for both forms; the transpose's own
+  // point is chosen once it is taken.)
+  bool as_transpose = false;
+  if (one_product && k_used > 0 && (a_trans || b_trans)) {
+    const Planned point =
+        planned(context, device, facts.caps, r.bits, a_trans, b_trans, r.m, r.n, k_used);
+    const Passes passes =
+        passes_for(point, facts.caps, a_trans, b_trans, r.m, r.n, k_used, r.b_ld, true, element);
+    const Passes t =
+        passes_for(point, facts.caps, !b_trans, !a_trans, r.n, r.m, k_used, r.a_ld, true, element);
+    const std::size_t c_moved = 2 * Passes::kTransposed * r.m * r.n;
+    as_transpose = (passes.pack_a || passes.pack_b) && 2 * (t.moved() + c_moved) <= passes.moved();
+  }
+  if (as_transpose) {
+    std::swap(r.m, r.n);
+    std::swap(r.a, r.b);
+    std::swap(r.a_ld, r.b_ld);
+    std::swap(r.a_offset, r.b_offset);
+    const bool was_a_trans = a_trans;
+    a_trans = !b_trans;
+    b_trans = !was_a_trans;
+  }
+  const Chosen chosen =
+      choose(context, device, r.bits, a_trans, b_trans, r.m, r.n, k_used, r.batch);
+  const Passes passes = passes_for({chosen.variant, chosen.kernel}, facts.caps, a_trans, b_trans,
+                                   r.m, r.n, k_used, r.b_ld, one_product, element);
+  const bool blocked = passes.blocked;
+  const bool pack_a = passes.pack_a, pack_b = passes.pack_b, copy_b = passes.copy_b;
+  const std::size_t panel = passes.panel, b_padded_ld = passes.b_padded_ld;
+  const std::size_t b_packed_ld = passes.b_packed_ld;
+  const std::size_t a_packed = passes.a_packed, b_packed = passes.b_packed;
+  const std::size_t a_packed_ld = passes.a_packed_ld;
   // The columns of the panel from col0: `panel`, the last up to twice that.
   auto panel_cols = [&](std::size_t col0) { return col0 + 2 * panel <= r.n ? panel : r.n - col0; };
-  const bool copy_b = b_padded_ld && !b_trans && !panel;
-  const std::size_t b_packed_ld = pack_b && b_padded_ld ? b_padded_ld : r.n;
-  const std::size_t a_packed = pack_a ? r.m * k_used : 0;
-  const std::size_t b_packed = panel    ? k_used * r.n
-                               : pack_b ? k_used * b_packed_ld
-                               : copy_b ? k_used * b_padded_ld
-                                        : 0;
-  const std::size_t packed_bytes = (a_packed + b_packed) * r.batch * element;
+  // C^T (r.m x r.n, the call's C transposed) after the packed operands.
+  const std::size_t c_start = (a_packed + b_packed) * r.batch;
+  const std::size_t packed_bytes = (c_start + (as_transpose ? r.m * r.n : 0)) * element;
   if (r.temp_size) {
     *r.temp_size = packed_bytes;
     return StatusCode::kSuccess;
@@ -586,13 +700,17 @@ StatusCode run(Request r) {
       return static_cast<StatusCode>(err);  // CL_INVALID_MEM_OBJECT is kInvalidMemObject
     }
     if (size < packed_bytes) {
-      const std::string b_what = panel    ? std::string(pack_b ? "B^T" : "B") + " into panels"
-                                 : pack_b ? "B^T"
-                                          : "B with longer rows";
-      g_message = "the temporary buffer holds " + std::to_string(size) + " bytes; packing " +
-                  (pack_a && b_packed ? "A^T and " + b_what : pack_a ? "A^T" : b_what) +
-                  " for this call takes " + std::to_string(packed_bytes) +
-                  " (GemmTempBufferSize)";
+      const std::string b_what = panel      ? std::string(pack_b ? "B^T" : "B") + " into panels"
+                                 : pack_b   ? "B^T"
+                                 : b_packed ? "B with longer rows"
+                                            : "";
+      std::string what = pack_a && b_packed ? "A^T and " + b_what : pack_a ? "A^T" : b_what;
+      // (As the transpose, A^T is B^T of the call, and B its A.)
+      if (as_transpose) {
+        what = (what.empty() ? "" : what + ", then ") + "C^T of the product's transpose";
+      }
+      g_message = "the temporary buffer holds " + std::to_string(size) + " bytes; packing " + what +
+                  " for this call takes " + std::to_string(packed_bytes) + " (GemmTempBufferSize)";
       return StatusCode::kInsufficientMemoryTemp;
     }
   }
@@ -627,10 +745,17 @@ StatusCode run(Request r) {
       o[3 * i + 2] = cl_long(r.c_offsets[i]);
     }
   }
-  if (pack_a || pack_b || copy_b || panel) {
-    auto after = [&last](std::vector<cl_event> events) {
-      for (cl_event e : events) last.emplace_back(e, false);
-    };
+  auto after = [&last](std::vector<cl_event> events) {
+    for (cl_event e : events) last.emplace_back(e, false);
+  };
+  std::optional<Chosen> t;
+  std::optional<Borrowed> blocks, edge;
+  if (pack_a || pack_b || as_transpose) {
+    t = choose_transpose(context, device, r.bits);
+    blocks.emplace(t->program(), "gemm_transpose");
+    edge.emplace(t->program(), "gemm_transpose_edge");
+  }
+  if (pack_a || pack_b || copy_b || panel || as_transpose) {
     cl_mem given = unused();
     if (r.batched) {
       given_offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");
@@ -639,23 +764,16 @@ StatusCode run(Request r) {
     space = packing_space(context, queue, packed_bytes, r.temp);
     std::vector<cl_event> read_by;  // the last launch that read the kept space
     if (space.kept && space.kept->read_by()) read_by.push_back(space.kept->read_by());
-    std::optional<Chosen> t;
-    std::optional<Borrowed> blocks, edge;
-    if (pack_a || pack_b) {
-      t = choose_transpose(context, device, r.bits);
-      blocks.emplace(t->program(), "gemm_transpose");
-      edge.emplace(t->program(), "gemm_transpose_edge");
-    }
     if (pack_a) {
-      // op(A), m x k, stored A^T (k x m), packed row-major at the space's
-      // start; the batch's A offsets (index 0 of each product's three)
-      // follow it.
+      // op(A), m x k, stored A^T (k x m), packed row-major in rows of
+      // a_packed_ld at the space's start; the batch's A offsets (index 0 of
+      // each product's three) follow it.
       const std::size_t per = a_packed;
       after(detail::launch_transpose(queue, (*blocks)(), (*edge)(), k_used, r.m, r.a, r.a_offset,
                                      r.a_ld, r.a_stride, given, r.batched, 0, space.mem, 0,
-                                     k_used, r.batch, read_by));
+                                     a_packed_ld, r.batch, read_by));
       for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i] = cl_long(i * per);
-      l.a = space.mem, l.a_ld = k_used, l.a_trans = false, l.a_offset = 0, l.a_stride = per;
+      l.a = space.mem, l.a_ld = a_packed_ld, l.a_trans = false, l.a_offset = 0, l.a_stride = per;
     }
     if (panel) {
       // op(B), k x n, after A^T as panels of `panel` columns, each k x its
@@ -693,6 +811,16 @@ StatusCode run(Request r) {
                               k_used, element, read_by));
       for (std::size_t i = 0; i < r.batch && r.batched; ++i) o[3 * i + 1] = cl_long(start + i * per);
       l.b = space.mem, l.b_ld = b_padded_ld, l.b_offset = start, l.b_stride = per;
+    }
+    if (as_transpose) {
+      // C^T, r.m x r.n, after the packed operands: C (r.n x r.m) moved in
+      // where beta is not 0 (beta = 0 reads none of it).
+      if (r.beta != 0) {
+        after(detail::launch_transpose(queue, (*blocks)(), (*edge)(), r.n, r.m, r.c, r.c_offset,
+                                       r.c_ld, 0, given, false, 2, space.mem, c_start, r.n, 1,
+                                       read_by));
+      }
+      l.c = space.mem, l.c_ld = r.n, l.c_offset = c_start;
     }
   }
   if (r.batched) {
@@ -738,6 +866,21 @@ StatusCode run(Request r) {
       k0 += l.k;
     } while (k0 < k_used);
     col0 += l.n;
+  }
+  if (as_transpose) {
+    // C^T into C (r.n x r.m); one event for the call where the pass took two.
+    std::vector<cl_event> moved =
+        detail::launch_transpose(queue, (*blocks)(), (*edge)(), r.m, r.n, space.mem, c_start, r.n,
+                                 0, unused(), false, 2, r.c, r.c_offset, r.c_ld, 1, waits());
+    last.clear();
+    for (cl_event e : moved) last.emplace_back(e, false);
+    if (last.size() > 1) {
+      const std::vector<cl_event> handles = waits();
+      cl_event marker = nullptr;
+      check_cl(clEnqueueMarkerWithWaitList(queue, cl_uint(handles.size()), handles.data(), &marker),
+               "clEnqueueMarkerWithWaitList(after C^T moved into C)");
+      last = {cl::Event(marker, false)};
+    }
   }
   if (space.kept) space.kept->read_by = last.front();
   if (r.event) {
@@ -951,6 +1094,7 @@ StatusCode ClearCache() {
   const std::lock_guard<std::mutex> calls(all.one_at_a_time);
   std::lock_guard<std::mutex> lock(all.mutex);
   all.choices.clear();
+  all.planned.clear();
   all.idle_kernels.clear();
   ++all.generation;
   all.placeholders.clear();

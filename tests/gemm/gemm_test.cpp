@@ -516,10 +516,22 @@ TEST(Gemm, TheCallersTempBufferHoldsThePackedTransposes) {
   OverrideVariant(device, 32, "");
 }
 
+// Forces the family's first point that reads A and B from global memory
+// (the CPU-shaped ones, which take the packing passes) on `device`.
+void force_unstaged_point(cl_device_id device, int bits) {
+  std::string unstaged;
+  for (const Variant& v : gemm_family(bits).manifest().variants) {
+    if (unstaged.empty() && v.param("SA") == 0 && v.param("SB") == 0) unstaged = v.name;
+  }
+  ASSERT_FALSE(unstaged.empty());
+  ASSERT_EQ(OverrideVariant(device, bits, unstaged), StatusCode::kSuccess) << GemmMessage();
+}
+
 // Rows of B a multiple of 4 KiB apart: a CPU point that reads B in place
 // gets B copied into rows one cache line longer (in the call's temporary
 // space: GemmTempBufferSize counts it), B^T packed into such rows where n
-// of its rows would alias, and K in launches of 1024; single,
+// of its rows would alias, A^T too where k of them would, and K in
+// launches of 1024; single,
 // strided (one 3-D copy) and batched (a copy a product) calls, both layouts,
 // op(B) plain and transposed, every precision the device has.
 TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
@@ -530,12 +542,7 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
   std::mt19937 rng(std::random_device{}());
   for (int bits : precisions()) {
     SCOPED_TRACE(precision(bits));
-    std::string unstaged;
-    for (const Variant& v : gemm_family(bits).manifest().variants) {
-      if (unstaged.empty() && v.param("SA") == 0 && v.param("SB") == 0) unstaged = v.name;
-    }
-    ASSERT_FALSE(unstaged.empty());
-    ASSERT_EQ(OverrideVariant(device, bits, unstaged), StatusCode::kSuccess) << GemmMessage();
+    ASSERT_NO_FATAL_FAILURE(force_unstaged_point(device, bits));
     // Past one launch of K where launches are cheap.
     const std::size_t m = 33, n = 19, k = slow() ? 40 : 1100;
     const std::size_t element = std::size_t(bits) / 8, rows_4k = 4096 / element;
@@ -543,20 +550,36 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
     const Layout R = Layout::kRowMajor;
     const Transpose N = Transpose::kNo, T = Transpose::kYes;
     // The bytes the call's packing takes, in row-major with op(A) = A.
-    auto temp_bytes = [&](Transpose tb, std::size_t n_of_c, std::size_t ldb) {
+    auto temp_bytes = [&](Transpose tb, std::size_t n_of_c, std::size_t k_of_c, std::size_t ldb) {
       std::size_t size = 1;
       auto of = [&](auto zero) {
-        return GemmTempBufferSize<decltype(zero)>(R, N, tb, m, n_of_c, k, 0, ld, 0, ldb, 0, ld,
+        return GemmTempBufferSize<decltype(zero)>(R, N, tb, m, n_of_c, k_of_c, 0, ld, 0, ldb, 0, ld,
                                                   &q, size);
       };
       const StatusCode s = bits == 32 ? of(float{}) : bits == 64 ? of(double{}) : of(half{});
       EXPECT_EQ(s, StatusCode::kSuccess) << GemmMessage();
       return size;
     };
-    EXPECT_EQ(temp_bytes(N, n, ld), cpu ? k * (ld + 64 / element) * element : 0);
-    // B^T (n x k, n = 4 KiB of elements) packed into rows of n, longer on a CPU.
+    EXPECT_EQ(temp_bytes(N, n, k, ld), cpu ? k * (ld + 64 / element) * element : 0);
+    // B^T (n x k, n = 4 KiB of elements) packed into rows of n, longer on a
+    // CPU. (K = 40: with 1100 the product's transpose would move less,
+    // Gemm.ThinProductsAreComputedAsTheirTranspose.)
     const std::size_t wide = rows_4k;
-    EXPECT_EQ(temp_bytes(T, wide, ld), k * (cpu ? wide + 64 / element : wide) * element);
+    EXPECT_EQ(temp_bytes(T, wide, 40, ld), 40 * (cpu ? wide + 64 / element : wide) * element);
+    // A^T (m x k, k = 4 KiB of elements) packed into rows of k, longer on a CPU.
+    {
+      std::size_t size = 1;
+      auto of = [&](auto zero) {
+        return GemmTempBufferSize<decltype(zero)>(R, T, N, m, n, rows_4k, 0, m + 3, 0, n + 3, 0,
+                                                  n + 3, &q, size);
+      };
+      ASSERT_EQ(bits == 32   ? of(float{})
+                : bits == 64 ? of(double{})
+                             : of(half{}),
+                StatusCode::kSuccess)
+          << GemmMessage();
+      EXPECT_EQ(size, m * (cpu ? rows_4k + 64 / element : rows_4k) * element);
+    }
     for (Kind kind : {Kind::Single, Kind::Strided, Kind::Batched}) {
       for (Layout layout : {Layout::kRowMajor, Layout::kColMajor}) {
         for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
@@ -576,6 +599,9 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
       Form f;
       f.tb = T, f.m = m, f.n = wide, f.k = 40, f.alpha = 1.5, f.beta = 0;
       check_forms(bits, {f}, "");
+      Form g;
+      g.ta = T, g.m = m, g.n = n, g.k = rows_4k, g.alpha = -0.75, g.beta = 0.5;
+      check_forms(bits, {g}, "");
     }
     OverrideVariant(device, bits, "");
   }
@@ -636,6 +662,67 @@ TEST(Gemm, OneProductPacksBIntoPanels) {
             << GemmMessage();
         const bool view_a_trans = layout == Layout::kColMajor && tb == Transpose::kYes;
         EXPECT_EQ(size, (k * cols + (view_a_trans ? rows * k : 0)) * element) << f.describe(bits);
+        check_forms(bits, {f}, "");
+      }
+    }
+    OverrideVariant(device, bits, "");
+  }
+}
+
+// One product with a thin side whose point packs op(A) = A^T or
+// op(B) = B^T is computed as its transpose, C^T = op(B)^T op(A)^T: the pass
+// then packs the thin operand instead of the large one, and C^T is moved
+// through the space (into it first where beta is not 0, out of it into C
+// after). GemmTempBufferSize counts exactly those; every precision, both
+// layouts (a column-major call's m is the view's n), beta 0 and not, K in
+// two launches where launches are cheap.
+TEST(Gemm, ThinProductsAreComputedAsTheirTranspose) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  cl_device_id device = runtime().cl.device();
+  cl_command_queue q = runtime().cl.queue();
+  for (int bits : precisions()) {
+    SCOPED_TRACE(precision(bits));
+    ASSERT_NO_FATAL_FAILURE(force_unstaged_point(device, bits));
+    const std::size_t element = std::size_t(bits) / 8;
+    const std::size_t wide = slow() ? 70 : 300, thin = slow() ? 3 : 5;
+    const std::size_t k = slow() ? 40 : bits == 32 ? kMatmulCpuKPerLaunch + 76 : 260;
+    const Transpose N = Transpose::kNo, T = Transpose::kYes;
+    struct Case {
+      Layout layout;
+      Transpose ta, tb;
+      std::size_t m, n;
+    };
+    // Row-major A^T with few columns of C and B^T with few rows; the
+    // column-major calls whose row-major views are those.
+    const std::vector<Case> cases{{Layout::kRowMajor, T, N, wide, thin},
+                                  {Layout::kRowMajor, N, T, thin, wide},
+                                  {Layout::kColMajor, N, T, thin, wide},
+                                  {Layout::kColMajor, T, N, wide, thin}};
+    for (const Case& c : cases) {
+      // Double and half: the row-major ones.
+      if (bits != 32 && c.layout == Layout::kColMajor) continue;
+      const bool row = c.layout == Layout::kRowMajor;
+      const std::size_t a_ld = (row == (c.ta == N) ? k : c.m) + 3;
+      const std::size_t b_ld = (row == (c.tb == N) ? c.n : k) + 3;
+      const std::size_t c_ld = (row ? c.n : c.m) + 3;
+      std::size_t size = 1;
+      auto of = [&](auto zero) {
+        return GemmTempBufferSize<decltype(zero)>(c.layout, c.ta, c.tb, c.m, c.n, k, 0, a_ld, 0,
+                                                  b_ld, 0, c_ld, &q, size);
+      };
+      ASSERT_EQ(bits == 32   ? of(float{})
+                : bits == 64 ? of(double{})
+                             : of(half{}),
+                StatusCode::kSuccess)
+          << GemmMessage();
+      // The thin operand packed (k x thin) and C^T (m x n); the large one
+      // would have been k x wide.
+      EXPECT_EQ(size, (k * thin + c.m * c.n) * element)
+          << name(c.layout) << " " << name(c.ta) << name(c.tb);
+      for (double beta : {0.0, 0.5}) {
+        Form f;
+        f.layout = c.layout, f.ta = c.ta, f.tb = c.tb, f.m = c.m, f.n = c.n, f.k = k;
+        f.alpha = -0.75, f.beta = beta;
         check_forms(bits, {f}, "");
       }
     }

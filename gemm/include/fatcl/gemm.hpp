@@ -106,11 +106,13 @@ half FloatToHalf(float value);
 // context and device choose the kernel. `event` (may be null) gets the
 // event of the last launch. `temp_buffer` (may be null): where the
 // packing passes put A^T or B^T for the kernels that read an operand
-// from global memory (the CPU-shaped ones), and B (or B^T) in rows one
-// cache line longer where its rows lie a multiple of 4 KiB apart (on a
-// CPU: such rows share cache sets; matmul_padded_ldb), or, for one product
-// whose B rows lie a page apart, op(B) packed into panels
-// (matmul_b_panel_width: k x n elements in all), of at least
+// from global memory (the CPU-shaped ones), and B (or B^T, or A^T) in rows
+// one cache line longer where its rows lie a multiple of 4 KiB apart (on
+// a CPU: such rows share cache sets; matmul_padded_ldb), or, for one
+// product whose B rows lie a page apart, op(B) packed into panels
+// (matmul_b_panel_width: k x n elements in all), and C^T where one product
+// runs as its transpose (a thin side: the pass then packs the thin
+// operand, not the large one), of at least
 // GemmTempBufferSize bytes (else kInsufficientMemoryTemp); null: a space
 // fatcl keeps per in-order queue (ClearCache frees it), or one per call on
 // an out-of-order queue.
