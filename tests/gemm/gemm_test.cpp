@@ -517,14 +517,16 @@ TEST(Gemm, TheCallersTempBufferHoldsThePackedTransposes) {
 }
 
 // Forces the family's first point that reads A and B from global memory
-// (the CPU-shaped ones, which take the packing passes) on `device`.
-void force_unstaged_point(cl_device_id device, int bits) {
-  std::string unstaged;
+// (the CPU-shaped ones, which take the packing passes) on `device`; `point`
+// (may be null) gets it.
+void force_unstaged_point(cl_device_id device, int bits, const Variant** point = nullptr) {
+  const Variant* unstaged = nullptr;
   for (const Variant& v : gemm_family(bits).manifest().variants) {
-    if (unstaged.empty() && v.param("SA") == 0 && v.param("SB") == 0) unstaged = v.name;
+    if (!unstaged && v.param("SA") == 0 && v.param("SB") == 0) unstaged = &v;
   }
-  ASSERT_FALSE(unstaged.empty());
-  ASSERT_EQ(OverrideVariant(device, bits, unstaged), StatusCode::kSuccess) << GemmMessage();
+  ASSERT_NE(unstaged, nullptr);
+  ASSERT_EQ(OverrideVariant(device, bits, unstaged->name), StatusCode::kSuccess) << GemmMessage();
+  if (point) *point = unstaged;
 }
 
 // Rows of B a multiple of 4 KiB apart: a CPU point that reads B in place
@@ -670,10 +672,11 @@ TEST(Gemm, OneProductPacksBIntoPanels) {
 }
 
 // One product with a thin side whose point packs op(A) = A^T or
-// op(B) = B^T is computed as its transpose, C^T = op(B)^T op(A)^T: the pass
-// then packs the thin operand instead of the large one, and C^T is moved
-// through the space (into it first where beta is not 0, out of it into C
-// after). GemmTempBufferSize counts exactly those; every precision, both
+// op(B) = B^T is computed as its transpose, C^T = op(B)^T op(A)^T, where
+// the point's tiles pad the transpose's C no more: the pass then packs the
+// thin operand instead of the large one, and C^T is moved through the
+// space (into it first where beta is not 0, out of it into C after).
+// GemmTempBufferSize counts exactly those; every precision, both
 // layouts (a column-major call's m is the view's n), beta 0 and not, K in
 // two launches where launches are cheap.
 TEST(Gemm, ThinProductsAreComputedAsTheirTranspose) {
@@ -682,7 +685,13 @@ TEST(Gemm, ThinProductsAreComputedAsTheirTranspose) {
   cl_command_queue q = runtime().cl.queue();
   for (int bits : precisions()) {
     SCOPED_TRACE(precision(bits));
-    ASSERT_NO_FATAL_FAILURE(force_unstaged_point(device, bits));
+    const Variant* point = nullptr;
+    ASSERT_NO_FATAL_FAILURE(force_unstaged_point(device, bits, &point));
+    // The point's tiles over an m x n C against C's own.
+    auto waste = [&](std::size_t m, std::size_t n) {
+      const std::size_t tm = point->param("MWG"), tn = point->param("NWG");
+      return double((m + tm - 1) / tm * tm) * double((n + tn - 1) / tn * tn) / double(m * n);
+    };
     const std::size_t element = std::size_t(bits) / 8;
     const std::size_t wide = slow() ? 70 : 300, thin = slow() ? 3 : 5;
     const std::size_t k = slow() ? 40 : bits == 32 ? kMatmulCpuKPerLaunch + 76 : 260;
@@ -715,9 +724,16 @@ TEST(Gemm, ThinProductsAreComputedAsTheirTranspose) {
                              : of(half{}),
                 StatusCode::kSuccess)
           << GemmMessage();
-      // The thin operand packed (k x thin) and C^T (m x n); the large one
-      // would have been k x wide.
-      EXPECT_EQ(size, (k * thin + c.m * c.n) * element)
+      // The row-major view: A^T with few columns of C (its transpose then
+      // has few rows) or B^T with few rows. As its transpose, where the
+      // point's tiles pad that no more: the thin operand packed (k x thin)
+      // and C^T (m x n); else the large one (k x wide).
+      const std::size_t vm = row ? c.m : c.n, vn = row ? c.n : c.m;
+      const bool view_a_trans = (row ? c.ta : c.tb) == T;
+      EXPECT_EQ(view_a_trans, vn == thin);
+      const bool as_transpose = waste(vn, vm) <= waste(vm, vn);
+      if (view_a_trans) EXPECT_TRUE(as_transpose) << "A^T is " << vm << " x " << k;
+      EXPECT_EQ(size, (as_transpose ? k * thin + c.m * c.n : k * wide) * element)
           << name(c.layout) << " " << name(c.ta) << name(c.tb);
       for (double beta : {0.0, 0.5}) {
         Form f;
