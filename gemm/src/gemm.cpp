@@ -413,8 +413,9 @@ Chosen choose_transpose(cl_context context, cl_device_id device, int bits) {
 }
 
 // The passes a product enqueues before its launches, for the point
-// `chosen` and one row-major form (run() explains each): op(A) = A^T
-// packed, op(B) packed into panels, B^T packed, B copied into longer rows.
+// `variant` of the function `kernel` and one row-major form (run() explains
+// each): op(A) = A^T packed, op(B) packed into panels, B^T packed, B copied
+// into longer rows.
 struct Passes {
   bool blocked = false;  // the reference path reads any form
   bool pack_a = false, pack_b = false, copy_b = false;
@@ -439,20 +440,20 @@ double tile_waste(const Planned& chosen, std::size_t m, std::size_t n) {
   return double((m + tm - 1) / tm * tm) * double((n + tn - 1) / tn * tn) / (double(m) * double(n));
 }
 
-Passes passes_for(const Planned& chosen, const DeviceCaps& caps, bool a_trans, bool b_trans,
-                  std::size_t m, std::size_t n, std::size_t k_used, std::size_t b_ld,
-                  bool one_product, std::size_t element) {
+Passes passes_for(const Variant& variant, const std::string& kernel, const DeviceCaps& caps,
+                  bool a_trans, bool b_trans, std::size_t m, std::size_t n, std::size_t k_used,
+                  std::size_t b_ld, bool one_product, std::size_t element) {
   Passes p;
-  p.blocked = chosen.kernel == "gemm_blocked";
+  p.blocked = kernel == "gemm_blocked";
   const bool reads = p.blocked && k_used > 0;
-  p.pack_a = reads && a_trans && chosen.variant.param("SA") == 0;
-  p.pack_b = reads && b_trans && chosen.variant.param("SB") == 0;
-  p.b_padded_ld = reads ? matmul_padded_ldb(MatmulKernel::Blocked, chosen.variant, caps,
-                                            b_trans ? n : b_ld, element)
-                        : 0;
-  p.panel = reads && one_product ? matmul_b_panel_width(MatmulKernel::Blocked, chosen.variant, caps,
-                                                        m, n, k_used, element)
-                                 : 0;
+  p.pack_a = reads && a_trans && variant.param("SA") == 0;
+  p.pack_b = reads && b_trans && variant.param("SB") == 0;
+  p.b_padded_ld =
+      reads ? matmul_padded_ldb(MatmulKernel::Blocked, variant, caps, b_trans ? n : b_ld, element)
+            : 0;
+  p.panel = reads && one_product
+                ? matmul_b_panel_width(MatmulKernel::Blocked, variant, caps, m, n, k_used, element)
+                : 0;
   p.copy_b = p.b_padded_ld && !b_trans && !p.panel;
   p.b_packed_ld = p.pack_b && p.b_padded_ld ? p.b_padded_ld : n;
   // A^T's packed rows one cache line longer where k of them would alias
@@ -461,7 +462,7 @@ Passes passes_for(const Planned& chosen, const DeviceCaps& caps, bool a_trans, b
   // 8 KiB apart, 4.1 to 4.6 with them longer (PoCL, 2 Zen 4 cores).
   if (p.pack_a) {
     const std::size_t padded =
-        matmul_padded_ldb(MatmulKernel::Blocked, chosen.variant, caps, k_used, element);
+        matmul_padded_ldb(MatmulKernel::Blocked, variant, caps, k_used, element);
     p.a_packed_ld = padded ? padded : k_used;
   }
   p.a_packed = p.pack_a ? m * p.a_packed_ld : 0;
@@ -669,16 +670,18 @@ StatusCode run(Request r) {
   if (one_product && k_used > 0 && (a_trans || b_trans)) {
     const Planned point =
         planned(context, device, facts.caps, r.bits, a_trans, b_trans, r.m, r.n, k_used);
-    const Passes passes =
-        passes_for(point, facts.caps, a_trans, b_trans, r.m, r.n, k_used, r.b_ld, true, element);
-    const Planned t_point =
-        planned(context, device, facts.caps, r.bits, !b_trans, !a_trans, r.n, r.m, k_used);
-    const Passes t = passes_for(t_point, facts.caps, !b_trans, !a_trans, r.n, r.m, k_used, r.a_ld,
-                                true, element);
-    const std::size_t c_moved = 2 * Passes::kTransposed * r.m * r.n;
-    as_transpose = (passes.pack_a || passes.pack_b) &&
-                   2 * (t.moved() + c_moved) <= passes.moved() &&
-                   tile_waste(t_point, r.n, r.m) <= tile_waste(point, r.m, r.n);
+    const Passes passes = passes_for(point.variant, point.kernel, facts.caps, a_trans, b_trans, r.m,
+                                     r.n, k_used, r.b_ld, true, element);
+    // (A point that transposes nothing, a staged one, has nothing to weigh.)
+    if (passes.pack_a || passes.pack_b) {
+      const Planned t_point =
+          planned(context, device, facts.caps, r.bits, !b_trans, !a_trans, r.n, r.m, k_used);
+      const Passes t = passes_for(t_point.variant, t_point.kernel, facts.caps, !b_trans, !a_trans,
+                                  r.n, r.m, k_used, r.a_ld, true, element);
+      const std::size_t c_moved = 2 * Passes::kTransposed * r.m * r.n;
+      as_transpose = 2 * (t.moved() + c_moved) <= passes.moved() &&
+                     tile_waste(t_point, r.n, r.m) <= tile_waste(point, r.m, r.n);
+    }
   }
   if (as_transpose) {
     std::swap(r.m, r.n);
@@ -691,8 +694,8 @@ StatusCode run(Request r) {
   }
   const Chosen chosen =
       choose(context, device, r.bits, a_trans, b_trans, r.m, r.n, k_used, r.batch);
-  const Passes passes = passes_for({chosen.variant, chosen.kernel}, facts.caps, a_trans, b_trans,
-                                   r.m, r.n, k_used, r.b_ld, one_product, element);
+  const Passes passes = passes_for(chosen.variant, chosen.kernel, facts.caps, a_trans, b_trans, r.m,
+                                   r.n, k_used, r.b_ld, one_product, element);
   const bool blocked = passes.blocked;
   const bool pack_a = passes.pack_a, pack_b = passes.pack_b, copy_b = passes.copy_b;
   const std::size_t panel = passes.panel, b_padded_ld = passes.b_padded_ld;
@@ -890,7 +893,7 @@ StatusCode run(Request r) {
         detail::launch_transpose(queue, (*blocks)(), (*edge)(), r.m, r.n, space.mem, c_start, r.n,
                                  0, unused(), false, 2, r.c, r.c_offset, r.c_ld, 1, waits());
     last.clear();
-    for (cl_event e : moved) last.emplace_back(e, false);
+    after(std::move(moved));
     if (last.size() > 1) {
       const std::vector<cl_event> handles = waits();
       cl_event marker = nullptr;
