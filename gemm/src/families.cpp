@@ -242,10 +242,10 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
                               {sizeof(cl_mem), &t, "T"},
                               {sizeof TO, &TO, "t_offset"},
                               {sizeof TLD, &TLD, "t_ld"}};
-  // Dimension 0 along X's columns; the work-group is the driver's
-  // (kernels/gemm_transpose.cl).
-  constexpr std::size_t block = 16;
-  const std::size_t whole_rows = rows / block, whole_cols = cols / block;
+  // Dimension 0 along X's columns, a work-item per block of 8 rows and 16
+  // columns; the work-group is the driver's (kernels/gemm_transpose.cl).
+  constexpr std::size_t block_rows = 8, block_cols = 16;
+  const std::size_t whole_rows = rows / block_rows, whole_cols = cols / block_cols;
   std::vector<cl_event> done;
   auto enqueue = [&](cl_kernel kernel, const char* name, const std::size_t (&global)[3]) {
     for (cl_uint i = 0; i < args.size(); ++i) {
@@ -263,7 +263,7 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
     if (whole_rows > 0 && whole_cols > 0) {
       enqueue(blocks, "gemm_transpose", {whole_cols, whole_rows, batch});
     }
-    if (whole_rows * block < rows || whole_cols * block < cols) {
+    if (whole_rows * block_rows < rows || whole_cols * block_cols < cols) {
       enqueue(edge, "gemm_transpose_edge", {std::max(rows, cols), 1, batch});
     }
   } catch (...) {
