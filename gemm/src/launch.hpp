@@ -41,10 +41,10 @@ const Family& gemm_transpose_family();
 // ld, product z at offset + z * stride, or, where per_batch, at the GEMM's
 // offsets batch_offsets[3z + which]: 0 A's, 1 B's), T cols x rows per
 // product with rows t_ld apart, from element t_offset of t (product z at
-// t_offset + z * cols * t_ld): `blocks` (gemm_transpose) moves
-// the whole 16 x 16 blocks, `edge` (gemm_transpose_edge) the rest, each
-// launched where it has work, after `wait`; returns their events, which
-// the caller owns.
+// t_offset + z * cols * t_ld): `blocks` (gemm_transpose) moves the whole
+// blocks of 8 rows and 16 columns, `edge` (gemm_transpose_edge) the rest,
+// each launched where it has work, after `wait`; returns their events,
+// which the caller owns.
 std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks, cl_kernel edge,
                                        std::size_t rows, std::size_t cols, cl_mem x,
                                        std::size_t offset, std::size_t ld, std::size_t stride,
