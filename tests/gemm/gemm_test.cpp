@@ -516,6 +516,19 @@ TEST(Gemm, TheCallersTempBufferHoldsThePackedTransposes) {
   OverrideVariant(device, 32, "");
 }
 
+// GemmTempBufferSize for `bits`-bit elements on the tests' queue, every
+// offset 0.
+StatusCode temp_buffer_size(int bits, Layout layout, Transpose ta, Transpose tb, std::size_t m,
+                            std::size_t n, std::size_t k, std::size_t a_ld, std::size_t b_ld,
+                            std::size_t c_ld, std::size_t& size) {
+  cl_command_queue q = runtime().cl.queue();
+  auto of = [&](auto zero) {
+    return GemmTempBufferSize<decltype(zero)>(layout, ta, tb, m, n, k, 0, a_ld, 0, b_ld, 0, c_ld,
+                                              &q, size);
+  };
+  return bits == 32 ? of(float{}) : bits == 64 ? of(double{}) : of(half{});
+}
+
 // Forces the family's first point that reads A and B from global memory
 // (the CPU-shaped ones, which take the packing passes) on `device`; `point`
 // (may be null) gets it.
@@ -539,7 +552,6 @@ void force_unstaged_point(cl_device_id device, int bits, const Variant** point =
 TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   cl_device_id device = runtime().cl.device();
-  cl_command_queue q = runtime().cl.queue();
   const bool cpu = (DeviceCaps::query(runtime().cl.device).device_type & CL_DEVICE_TYPE_CPU) != 0;
   std::mt19937 rng(std::random_device{}());
   for (int bits : precisions()) {
@@ -554,12 +566,9 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
     // The bytes the call's packing takes, in row-major with op(A) = A.
     auto temp_bytes = [&](Transpose tb, std::size_t n_of_c, std::size_t k_of_c, std::size_t ldb) {
       std::size_t size = 1;
-      auto of = [&](auto zero) {
-        return GemmTempBufferSize<decltype(zero)>(R, N, tb, m, n_of_c, k_of_c, 0, ld, 0, ldb, 0, ld,
-                                                  &q, size);
-      };
-      const StatusCode s = bits == 32 ? of(float{}) : bits == 64 ? of(double{}) : of(half{});
-      EXPECT_EQ(s, StatusCode::kSuccess) << GemmMessage();
+      EXPECT_EQ(temp_buffer_size(bits, R, N, tb, m, n_of_c, k_of_c, ld, ldb, ld, size),
+                StatusCode::kSuccess)
+          << GemmMessage();
       return size;
     };
     EXPECT_EQ(temp_bytes(N, n, k, ld), cpu ? k * (ld + 64 / element) * element : 0);
@@ -571,13 +580,7 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
     // A^T (m x k, k = 4 KiB of elements) packed into rows of k, longer on a CPU.
     {
       std::size_t size = 1;
-      auto of = [&](auto zero) {
-        return GemmTempBufferSize<decltype(zero)>(R, T, N, m, n, rows_4k, 0, m + 3, 0, n + 3, 0,
-                                                  n + 3, &q, size);
-      };
-      ASSERT_EQ(bits == 32   ? of(float{})
-                : bits == 64 ? of(double{})
-                             : of(half{}),
+      ASSERT_EQ(temp_buffer_size(bits, R, T, N, m, n, rows_4k, m + 3, n + 3, n + 3, size),
                 StatusCode::kSuccess)
           << GemmMessage();
       EXPECT_EQ(size, m * (cpu ? rows_4k + 64 / element : rows_4k) * element);
@@ -620,7 +623,6 @@ TEST(Gemm, OneProductPacksBIntoPanels) {
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
   const bool cpu = (caps.device_type & CL_DEVICE_TYPE_CPU) != 0;
   cl_device_id device = runtime().cl.device();
-  cl_command_queue q = runtime().cl.queue();
   const std::size_t units = std::max<cl_uint>(1, caps.compute_units);
   for (int bits : precisions()) {
     SCOPED_TRACE(precision(bits));
@@ -652,14 +654,8 @@ TEST(Gemm, OneProductPacksBIntoPanels) {
         std::size_t size = 1;
         const std::size_t a_ld = layout == Layout::kRowMajor ? k : f.m;
         const std::size_t b_ld = (layout == Layout::kRowMajor) == (tb == Transpose::kNo) ? f.n : k;
-        auto of = [&](auto zero) {
-          return GemmTempBufferSize<decltype(zero)>(
-              layout, Transpose::kNo, tb, f.m, f.n, k, 0, a_ld, 0, b_ld, 0,
-              layout == Layout::kRowMajor ? f.n : f.m, &q, size);
-        };
-        ASSERT_EQ(bits == 32   ? of(float{})
-                  : bits == 64 ? of(double{})
-                               : of(half{}),
+        ASSERT_EQ(temp_buffer_size(bits, layout, Transpose::kNo, tb, f.m, f.n, k, a_ld, b_ld,
+                                   layout == Layout::kRowMajor ? f.n : f.m, size),
                   StatusCode::kSuccess)
             << GemmMessage();
         const bool view_a_trans = layout == Layout::kColMajor && tb == Transpose::kYes;
@@ -682,7 +678,6 @@ TEST(Gemm, OneProductPacksBIntoPanels) {
 TEST(Gemm, ThinProductsAreComputedAsTheirTranspose) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   cl_device_id device = runtime().cl.device();
-  cl_command_queue q = runtime().cl.queue();
   for (int bits : precisions()) {
     SCOPED_TRACE(precision(bits));
     const Variant* point = nullptr;
@@ -715,13 +710,7 @@ TEST(Gemm, ThinProductsAreComputedAsTheirTranspose) {
       const std::size_t b_ld = (row == (c.tb == N) ? c.n : k) + 3;
       const std::size_t c_ld = (row ? c.n : c.m) + 3;
       std::size_t size = 1;
-      auto of = [&](auto zero) {
-        return GemmTempBufferSize<decltype(zero)>(c.layout, c.ta, c.tb, c.m, c.n, k, 0, a_ld, 0,
-                                                  b_ld, 0, c_ld, &q, size);
-      };
-      ASSERT_EQ(bits == 32   ? of(float{})
-                : bits == 64 ? of(double{})
-                             : of(half{}),
+      ASSERT_EQ(temp_buffer_size(bits, c.layout, c.ta, c.tb, c.m, c.n, k, a_ld, b_ld, c_ld, size),
                 StatusCode::kSuccess)
           << GemmMessage();
       // The row-major view: A^T with few columns of C (its transpose then
