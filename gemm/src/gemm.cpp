@@ -119,6 +119,7 @@ struct Kept {
   std::map<ChoiceKey, Planned> planned;  // the points choices would take, not built
   std::map<cl_context, cl::Buffer> placeholders;
   std::map<std::pair<cl_device_id, int>, Override> overrides;
+  std::map<std::pair<cl_device_id, int>, std::size_t> k_parts;  // OverrideKParts
   std::map<std::pair<cl_program, std::string>, std::vector<cl::Kernel>> idle_kernels;
   unsigned generation = 0;  // ClearCache's count: a kernel borrowed before it is not kept
   // Held by a call on a device whose driver races concurrent calls, and by
@@ -412,6 +413,28 @@ Chosen choose_transpose(cl_context context, cl_device_id device, int bits) {
   return kept_or_loaded(all, key, context, device, detail::gemm_transpose_family(), options);
 }
 
+// The pass that adds the parts of a split K, kept like the packing kernel.
+Chosen choose_sum_parts(cl_context context, cl_device_id device, int bits) {
+  LoadOptions options;
+  options.variant = "gemm_sum_parts_PRECISION" + std::to_string(bits);
+  Kept& all = kept();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  const ChoiceKey key{context, device, bits, "sum_parts", 0, 0, 0, 0, options.variant, -1};
+  return kept_or_loaded(all, key, context, device, detail::gemm_sum_parts_family(), options);
+}
+
+// The parts one product's K is split into: OverrideKParts', else
+// GemmKParts'.
+std::size_t k_parts(cl_device_id device, const DeviceCaps& caps, int bits, std::size_t m,
+                    std::size_t n, std::size_t k) {
+  {
+    Kept& all = kept();
+    std::lock_guard<std::mutex> lock(all.mutex);
+    if (auto it = all.k_parts.find({device, bits}); it != all.k_parts.end()) return it->second;
+  }
+  return GemmKParts(caps, bits, m, n, k);
+}
+
 // The passes a product enqueues before its launches, for the point
 // `variant` of the function `kernel` and one row-major form (run() explains
 // each): op(A) = A^T packed, op(B) packed into panels, B^T packed, B copied
@@ -692,10 +715,27 @@ StatusCode run(Request r) {
     a_trans = !b_trans;
     b_trans = !was_a_trans;
   }
+  // One product on a GPU with more units than its tiles runs as parts of
+  // K (GemmKParts; half precision never): a batch over the parts, each
+  // writing its own product into the space after the packed operands (and
+  // C^T), then a pass that adds them into C with alpha and beta. Each
+  // part's K is a multiple of 64 where it is longer; what is left of K
+  // is added onto the last part's product. The point is the one chosen for the call's shape (its
+  // tuning entries time the split call; the model counts the parts).
+  std::size_t part_k = k_used;
+  if (one_product && k_used > 0 && r.bits != 16) {
+    const std::size_t parts = k_parts(device, facts.caps, r.bits, r.m, r.n, k_used);
+    part_k = (k_used + parts - 1) / parts;
+    if (part_k > 64) part_k = (part_k + 63) / 64 * 64;
+  }
+  const std::size_t whole_parts = part_k ? k_used / part_k : 0;
+  const std::size_t rest_k = part_k ? k_used % part_k : 0;
+  const bool split = whole_parts > 1;
+  const std::size_t planes = split ? whole_parts : 0;
   const Chosen chosen =
       choose(context, device, r.bits, a_trans, b_trans, r.m, r.n, k_used, r.batch);
   const Passes passes = passes_for(chosen.variant, chosen.kernel, facts.caps, a_trans, b_trans, r.m,
-                                   r.n, k_used, r.b_ld, one_product, element);
+                                   r.n, k_used, r.b_ld, one_product && !split, element);
   const bool blocked = passes.blocked;
   const bool pack_a = passes.pack_a, pack_b = passes.pack_b, copy_b = passes.copy_b;
   const std::size_t panel = passes.panel, b_padded_ld = passes.b_padded_ld;
@@ -706,7 +746,9 @@ StatusCode run(Request r) {
   auto panel_cols = [&](std::size_t col0) { return col0 + 2 * panel <= r.n ? panel : r.n - col0; };
   // C^T (r.m x r.n, the call's C transposed) after the packed operands.
   const std::size_t c_start = (a_packed + b_packed) * r.batch;
-  const std::size_t packed_bytes = (c_start + (as_transpose ? r.m * r.n : 0)) * element;
+  // The parts' products after it.
+  const std::size_t w_start = c_start + (as_transpose ? r.m * r.n : 0);
+  const std::size_t packed_bytes = (w_start + planes * r.m * r.n) * element;
   if (r.temp_size) {
     *r.temp_size = packed_bytes;
     return StatusCode::kSuccess;
@@ -728,6 +770,10 @@ StatusCode run(Request r) {
       // (As the transpose, A^T is B^T of the call, and B its A.)
       if (as_transpose) {
         what = (what.empty() ? "" : what + ", then ") + "C^T of the product's transpose";
+      }
+      if (split) {
+        what = (what.empty() ? "" : what + ", then ") + "the products of K's " +
+               std::to_string(planes) + " parts";
       }
       g_message = "the temporary buffer holds " + std::to_string(size) + " bytes; packing " + what +
                   " for this call takes " + std::to_string(packed_bytes) + " (GemmTempBufferSize)";
@@ -768,14 +814,18 @@ StatusCode run(Request r) {
   auto after = [&last](std::vector<cl_event> events) {
     for (cl_event e : events) last.emplace_back(e, false);
   };
-  std::optional<Chosen> t;
-  std::optional<Borrowed> blocks, edge;
+  std::optional<Chosen> t, sum;
+  std::optional<Borrowed> blocks, edge, add;
   if (pack_a || pack_b || as_transpose) {
     t = choose_transpose(context, device, r.bits);
     blocks.emplace(t->program(), "gemm_transpose");
     edge.emplace(t->program(), "gemm_transpose_edge");
   }
-  if (pack_a || pack_b || copy_b || panel || as_transpose) {
+  if (split) {
+    sum = choose_sum_parts(context, device, r.bits);
+    add.emplace(sum->program(), "gemm_sum_parts");
+  }
+  if (pack_a || pack_b || copy_b || panel || as_transpose || split) {
     cl_mem given = unused();
     if (r.batched) {
       given_offsets.emplace(context, o.data(), o.size() * sizeof(cl_long), "the batch's offsets");
@@ -784,6 +834,8 @@ StatusCode run(Request r) {
     space = packing_space(context, queue, packed_bytes, r.temp);
     std::vector<cl_event> read_by;  // the last launch that read the kept space
     if (space.kept && space.kept->read_by()) read_by.push_back(space.kept->read_by());
+    // (The parts' launches write it too.)
+    if (split && space.kept && space.kept->read_by()) last.push_back(space.kept->read_by);
     if (pack_a) {
       // op(A), m x k, stored A^T (k x m), packed row-major in rows of
       // a_packed_ld at the space's start; the batch's A offsets (index 0 of
@@ -867,25 +919,52 @@ StatusCode run(Request r) {
   // each after the first adding to C.
   const std::size_t k_per_launch = matmul_k_per_launch(
       facts.caps, blocked ? MatmulKernel::Blocked : MatmulKernel::Naive, chosen.variant);
+  // With K split, the whole parts as a batch, each into its own m x n of
+  // the space (alpha 1, beta 0), product p's operands part_k further along
+  // K than p - 1's; the rest of K added onto the last one's.
+  struct Part {
+    std::size_t count, k, k_begin, plane;
+    bool onto;  // added onto what the plane holds
+  };
+  std::vector<Part> parts{{r.batch, k_used, 0, 0, false}};
+  const cl_mem c = l.c;
+  const std::size_t c_offset = l.c_offset, c_ld = l.c_ld;
+  if (split) {
+    parts = {{whole_parts, part_k, 0, 0, false}};
+    if (rest_k > 0) parts.push_back({1, rest_k, whole_parts * part_k, whole_parts - 1, true});
+    l.c = space.mem, l.c_ld = r.n, l.c_stride = r.m * r.n;
+    l.alpha = 1, l.beta = 0;
+    l.a_stride = part_k * (l.a_trans ? l.a_ld : 1);
+    l.b_stride = part_k * (l.b_trans ? 1 : l.b_ld);
+  }
   // With B in panels, a panel at a time: its columns of C, its packed B.
-  const std::size_t c_offset = l.c_offset;
   for (std::size_t col0 = 0; col0 < r.n;) {
     if (panel) {
       l.n = panel_cols(col0);
       l.b = space.mem, l.b_offset = a_packed + col0 * k_used, l.b_ld = l.n, l.b_trans = false;
       l.c_offset = c_offset + col0;
     }
-    std::size_t k0 = 0;
-    do {
-      l.k_begin = k0;
-      l.k = std::min(k_per_launch, k_used - k0);
-      l.accumulate = k0 > 0;
-      const cl::Event done(detail::launch_gemm(queue, kernel(), chosen.variant, r.bits, l, waits()),
-                           false);
-      last = {done};
-      k0 += l.k;
-    } while (k0 < k_used);
+    for (const Part& part : parts) {
+      l.batch = part.count;
+      if (split) l.c_offset = w_start + part.plane * r.m * r.n;
+      std::size_t k0 = 0;
+      do {
+        l.k_begin = part.k_begin + k0;
+        l.k = std::min(k_per_launch, part.k - k0);
+        l.accumulate = part.onto || k0 > 0;
+        const cl::Event done(
+            detail::launch_gemm(queue, kernel(), chosen.variant, r.bits, l, waits()), false);
+        last = {done};
+        k0 += l.k;
+      } while (k0 < part.k);
+    }
     col0 += l.n;
+  }
+  if (split) {
+    last = {
+        cl::Event(detail::launch_sum_parts(queue, (*add)(), r.bits, r.m, r.n, planes, space.mem,
+                                           w_start, r.alpha, r.beta, c, c_offset, c_ld, waits()),
+                  false)};
   }
   if (as_transpose) {
     // C^T into C (r.n x r.m); one event for the call where the pass took two.
@@ -1109,6 +1188,28 @@ StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& var
   return StatusCode::kInvalidOverrideKernel;
 }
 
+StatusCode OverrideKParts(cl_device_id device, int bits, std::size_t parts) {
+  g_message.clear();
+  if (bits != 32 && bits != 64) {
+    g_message = "OverrideKParts: K is split for 32- and 64-bit elements only, not " +
+                std::to_string(bits) + "-bit ones";
+    return StatusCode::kInvalidValue;
+  }
+  if (parts > kGemmMaxKParts) {
+    g_message = "OverrideKParts: " + std::to_string(parts) + " parts are more than " +
+                std::to_string(kGemmMaxKParts);
+    return StatusCode::kInvalidValue;
+  }
+  Kept& all = kept();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  if (parts == 0) {
+    all.k_parts.erase({device, bits});
+  } else {
+    all.k_parts[{device, bits}] = parts;
+  }
+  return StatusCode::kSuccess;
+}
+
 StatusCode ClearCache() {
   Kept& all = kept();
   const std::lock_guard<std::mutex> calls(all.one_at_a_time);
@@ -1120,6 +1221,7 @@ StatusCode ClearCache() {
   all.placeholders.clear();
   all.scratch.clear();
   all.overrides.clear();
+  all.k_parts.clear();
   all.devices.clear();
   g_message.clear();
   return StatusCode::kSuccess;

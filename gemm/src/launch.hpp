@@ -52,6 +52,18 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
                                        std::size_t t_offset, std::size_t t_ld, std::size_t batch,
                                        const std::vector<cl_event>& wait);
 
+// gemm_sum_parts (kernels/gemm_sum_parts.cl), one variant per precision:
+// PRECISION 32, 64.
+const Family& gemm_sum_parts_family();
+// Enqueues C = alpha * (the sum of `parts` partial m x n products) + beta *
+// C after `wait` (C not read where beta is 0): part p in rows of n from
+// element w_offset + p * m * n of w, C m x n from c_offset with rows c_ld
+// apart; returns its event, which the caller owns.
+cl_event launch_sum_parts(cl_command_queue queue, cl_kernel kernel, int bits, std::size_t m,
+                          std::size_t n, std::size_t parts, cl_mem w, std::size_t w_offset,
+                          double alpha, double beta, cl_mem c, std::size_t c_offset,
+                          std::size_t c_ld, const std::vector<cl_event>& wait);
+
 // An operand of `rows` x `cols` as a call stores it (the transpose where
 // `trans`): its rows and columns and, in `layout`, its extent along its
 // leading dimension (`one`) and across it (`two`).

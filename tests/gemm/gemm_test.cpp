@@ -529,6 +529,95 @@ StatusCode temp_buffer_size(int bits, Layout layout, Transpose ta, Transpose tb,
   return bits == 32 ? of(float{}) : bits == 64 ? of(double{}) : of(half{});
 }
 
+// One product's K split into parts (OverrideKParts; GemmKParts splits on
+// GPUs only): a batch over the parts into the temporary space, then the
+// pass that adds them into C. Parts that leave a shorter rest of K and
+// ones that do not, on each runtime's chosen point (its packing passes
+// too), in the kept space and in the caller's; the space grows by the
+// parts' products.
+// Under Oclgrind (21.10, --uninitialized) the split calls write into a
+// buffer of the caller's filled from the host: with a buffer newly created
+// and written only by the parts' launches, its check reported every read
+// of the pass as uninitialized, though the parts had written every element
+// (the buffer filled with NaN first, none was left, and C was right). Its
+// source gives a buffer a record of what is initialized only where none is
+// kept under the buffer's handle number, which a released buffer's record
+// still holds; a host write makes a new one.
+TEST(Gemm, KSplitIntoPartsMatchesTheReference) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  cl_device_id device = runtime().cl.device();
+  EXPECT_EQ(OverrideKParts(device, 16, 2), StatusCode::kInvalidValue);
+  EXPECT_EQ(OverrideKParts(device, 32, kGemmMaxKParts + 1), StatusCode::kInvalidValue);
+  EXPECT_NE(GemmMessage().find("more than"), std::string::npos) << GemmMessage();
+  const bool oclgrind =
+      runtime().cl.device.getInfo<CL_DEVICE_NAME>().find("Oclgrind") != std::string::npos;
+  // {m, n, k, parts}: 100 / 7 -> 6 parts of 15, the last 10 added onto
+  // the sixth; 140 / 3 -> 2 of 47 and 46 more; 300 / 4 -> 75, rounded up
+  // to a multiple of 64: 2 of 128 and 44 more; 192 / 3 -> 3 of 64; 200 /
+  // 3 -> 67, rounded up: one part of 128 and 72 more, not split.
+  std::vector<std::array<std::size_t, 4>> cases{
+      {33, 65, 100, 7}, {31, 19, 140, 3}, {129, 63, 300, 4}, {31, 19, 192, 3}, {31, 19, 200, 3}};
+  if (slow()) cases = {{33, 19, 100, 7}, {31, 19, 192, 3}};
+  std::mt19937 rng(std::random_device{}());
+  const Transpose N = Transpose::kNo, T = Transpose::kYes;
+  const cl::Context& ctx = runtime().cl.context;
+  for (int bits : precisions()) {
+    if (bits == 16) continue;  // never split
+    SCOPED_TRACE(precision(bits));
+    const std::size_t element = std::size_t(bits) / 8;
+    // The space for the largest case (no pass needs more than its A and B
+    // together), from the host.
+    const std::size_t most = 4 * 129 * 300 + 7 * 129 * 63;
+    const std::vector<unsigned char> zeros(most * element, 0);
+    cl::Buffer filled(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.size(),
+                      const_cast<unsigned char*>(zeros.data()));
+    for (const auto& [m, n, k, parts] : cases) {
+      ASSERT_EQ(OverrideKParts(device, bits, parts), StatusCode::kSuccess) << GemmMessage();
+      for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
+        for (const auto& [ta, tb] : {std::pair{N, N}, {N, T}, {T, N}, {T, T}}) {
+          for (const auto& [al, be] : {std::pair{-0.75, 0.5}, {1.0, 0.0}}) {
+            if (slow() && (ta != tb || al == 1.0)) continue;
+            Form f;
+            f.layout = l, f.ta = ta, f.tb = tb, f.alpha = al, f.beta = be;
+            f.m = m, f.n = n, f.k = k;
+            // Every other call in the caller's space (under Oclgrind, all).
+            if (oclgrind || (ta == tb) != (l == Layout::kRowMajor)) f.temp = filled();
+            EXPECT_EQ(run_form(bits, f, rng), "")
+                << f.describe(bits) << " in " << parts << " parts of K"
+                << (f.temp ? ", the caller's space" : "");
+          }
+        }
+      }
+    }
+    // 6 parts of 33 x 65 in the space beside whatever the passes take.
+    const std::size_t m = 33, n = 65, k = 100;
+    const Layout R = Layout::kRowMajor;
+    std::size_t whole = 0, split = 0;
+    ASSERT_EQ(OverrideKParts(device, bits, 1), StatusCode::kSuccess);
+    ASSERT_EQ(temp_buffer_size(bits, R, N, N, m, n, k, k + 3, n + 3, n + 3, whole),
+              StatusCode::kSuccess)
+        << GemmMessage();
+    ASSERT_EQ(OverrideKParts(device, bits, 7), StatusCode::kSuccess);
+    ASSERT_EQ(temp_buffer_size(bits, R, N, N, m, n, k, k + 3, n + 3, n + 3, split),
+              StatusCode::kSuccess)
+        << GemmMessage();
+    EXPECT_EQ(split, whole + 6 * m * n * element);
+    cl::Buffer too_small(ctx, CL_MEM_READ_WRITE, split - element);
+    const std::vector<unsigned char> some(split, 0);
+    cl::Buffer enough(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, split,
+                      const_cast<unsigned char*>(some.data()));
+    Form f;
+    f.m = m, f.n = n, f.k = k, f.alpha = 1.5, f.beta = 0.5;
+    f.temp = too_small();
+    const std::string refused = run_form(bits, f, rng);
+    EXPECT_NE(refused.find("the products of K's 6 parts"), std::string::npos) << refused;
+    EXPECT_EQ(refused.find("C changed"), std::string::npos) << refused;
+    f.temp = enough();
+    EXPECT_EQ(run_form(bits, f, rng), "");
+    OverrideKParts(device, bits, 0);
+  }
+}
+
 // Forces the family's first point that reads A and B from global memory
 // (the CPU-shaped ones, which take the packing passes) on `device`; `point`
 // (may be null) gets it.

@@ -435,6 +435,31 @@ TEST(MatmulFamilies, GemmEntriesCarryToOtherSizesByTheModel) {
 // ahead for row-major TN; on a Xeon that twin ran 20 % behind the CPU
 // default point (2048^3, 2026-12-04). On the device measured, and beyond
 // the resolution, the measurement stands.
+// The GEMM entry points split one product's K on a GPU whose units
+// outnumber its 64 x 64 tiles: up to 16 parts' tiles a unit, parts of 512
+// of K at least, a power of two; never on a CPU or in half precision.
+TEST(MatmulFamilies, GemmSplitsKWhereTheTilesLeaveUnitsIdle) {
+  DeviceCaps gpu = device(48, 1024, 3, 0, "");
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  gpu.compute_units = 132;
+  // 128 tiles: 16 parts make 2048 work-groups (at most 16 x 132 = 2112).
+  EXPECT_EQ(GemmKParts(gpu, 32, 8192, 64, 8192), 16u);
+  EXPECT_EQ(GemmKParts(gpu, 64, 64, 8192, 8192), 16u);
+  // Parts of 512 at least: 4096 / 512 = 8; 1023 / 512 = 1.
+  EXPECT_EQ(GemmKParts(gpu, 32, 8192, 64, 4096), 8u);
+  EXPECT_EQ(GemmKParts(gpu, 32, 8192, 64, 1023), 1u);
+  // One tile: 32 parts at most.
+  EXPECT_EQ(GemmKParts(gpu, 32, 64, 64, 1 << 20), 32u);
+  // Tiles enough for every unit: 1024^3 has 256, 4096 x 4096 x 256 4096.
+  EXPECT_EQ(GemmKParts(gpu, 32, 1024, 1024, 1024), 1u);
+  EXPECT_EQ(GemmKParts(gpu, 32, 4096, 4096, 256), 1u);
+  EXPECT_EQ(GemmKParts(gpu, 16, 8192, 64, 8192), 1u);
+  DeviceCaps cpu = gpu;
+  cpu.device_type = CL_DEVICE_TYPE_CPU;
+  cpu.compute_units = 2;
+  EXPECT_EQ(GemmKParts(cpu, 32, 32, 32, 1 << 20), 1u);
+}
+
 TEST(MatmulFamilies, ANeighboursEntryDoesNotTellApartSpeedsWithinItsResolution) {
   const Family& sgemm = gemm_family(32);
   const Manifest& m = sgemm.manifest();

@@ -112,7 +112,8 @@ half FloatToHalf(float value);
 // product whose B rows lie a page apart, op(B) packed into panels
 // (matmul_b_panel_width: k x n elements in all), and C^T where one product
 // runs as its transpose (a thin side: the pass then packs the thin
-// operand, not the large one), of at least
+// operand, not the large one), and the partial products of a K split into
+// parts (GemmKParts), of at least
 // GemmTempBufferSize bytes (else kInsufficientMemoryTemp); null: a space
 // fatcl keeps per in-order queue (ClearCache frees it), or one per call on
 // an out-of-order queue.
@@ -187,6 +188,20 @@ const Family& gemm_naive_family(int bits);
 // then does not load makes the calls fail with the loader's reason.
 StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& variant,
                            std::optional<Tier> tier = std::nullopt);
+
+// fatcl's own: the parts the entry points split one product's K into on
+// `caps`'s device (a batch over the parts into the temporary space, then a
+// pass that adds them into C): on a GPU whose compute units outnumber the
+// product's 64 x 64 tiles, as many as bring the parts' tiles to 16 a unit
+// at most, each part 512 of K at least, a power of two up to 32; 1
+// elsewhere (a CPU, half precision). A batch is never split.
+std::size_t GemmKParts(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
+                       std::size_t k);
+// Forces the parts (1: none) that one `bits`-bit product's K is split into
+// on `device` (32 and 64; for tests and experiments); 0 lifts it.
+// kInvalidValue for half precision or more parts than kGemmMaxKParts.
+constexpr std::size_t kGemmMaxKParts = 64;
+StatusCode OverrideKParts(cl_device_id device, int bits, std::size_t parts);
 
 // Releases the kernels the entry points keep (CLBlast's ClearCache); the
 // next call builds again. kSuccess.
