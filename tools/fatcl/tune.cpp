@@ -96,6 +96,9 @@ int tune_gemm(const Options& o, const std::shared_ptr<Store>& store) {
       if (store) store->put_tuning(*e);
       ++entries;
     }
+    // Each form's entries kept as soon as they are measured: an interrupted
+    // tune (a GPU tune of a thin shape takes minutes a form) keeps them.
+    if (store) store->save();
   }
   if (o.json) std::fputs((json + "]\n").c_str(), stdout);
   if (store) {
