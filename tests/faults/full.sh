@@ -31,7 +31,7 @@ icd="$build/tests/libfatcl_fault_icd.so"
 step demo-every-call tests/faults/sweep.sh --full "$icd" "$logs/demo" -- \
   "$fatcl" demo --size 64 --reps 1 --no-clblast
 step gemm-every-call tests/faults/sweep.sh --full "$icd" "$logs/gemm" -- \
-  "$build/tests/fatcl_soak" --calls 3 1
+  "$build/tests/fatcl_soak" --calls 4 1
 step cache-warm-every-call tests/faults/sweep.sh --full "$icd" "$logs/warm" -- \
   "$fatcl" cache warm --family tiled --family naive
 step tune-every-call tests/faults/sweep.sh "$icd" "$logs/tune" -- \

@@ -2,8 +2,12 @@
 // store): threads calling fatcl::Matmul and the GEMM entry points with random
 // shapes and every option for a bounded time on the first device of the
 // OpenCL platform the loader finds, every result checked against a double
-// precision reference. Prints the calls made and the failures (wrong
-// results, errors), and exits 1 if there was one.
+// precision reference. Double-precision GEMM calls split K into 3 parts
+// (OverrideKParts; a CPU never splits by itself), so that the split's
+// launches and the pass that adds the parts are soaked and swept on every
+// runtime; single-precision calls keep the device's own choice. Prints the
+// calls made and the failures (wrong results, errors), and exits 1 if
+// there was one.
 //
 // Usage: fatcl_soak SECONDS THREADS
 //        fatcl_soak --calls N SEED   one thread, N calls in an order SEED fixes
@@ -207,6 +211,10 @@ int main(int argc, char** argv) {
     const bool fp64 = device.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_khr_fp64") != std::string::npos;
     const cl::Context context = fatcl::context_for(device);
     const cl::CommandQueue shared = fatcl::queue_for(context, device);
+    if (fp64 && fatcl::OverrideKParts(device(), 64, 3) != fatcl::StatusCode::kSuccess) {
+      std::fprintf(stderr, "soak: OverrideKParts: %s\n", fatcl::GemmMessage().c_str());
+      return 1;
+    }
     Tally tally;
     const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     std::vector<std::thread> pool;
