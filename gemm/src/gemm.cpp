@@ -720,8 +720,9 @@ StatusCode run(Request r) {
   // writing its own product into the space after the packed operands (and
   // C^T), then a pass that adds them into C with alpha and beta. Each
   // part's K is a multiple of 64 where it is longer; what is left of K
-  // is added onto the last part's product. The point is the one chosen for the call's shape (its
-  // tuning entries time the split call; the model counts the parts).
+  // is added onto the last part's product. The point is the one chosen
+  // for the call's shape (its tuning entries time the split call; the
+  // model counts the parts).
   std::size_t part_k = k_used;
   if (one_product && k_used > 0 && r.bits != 16) {
     const std::size_t parts = k_parts(device, facts.caps, r.bits, r.m, r.n, k_used);
