@@ -85,6 +85,7 @@ int tune_gemm(const Options& o, const std::shared_ptr<Store>& store) {
       json += (json.size() > 1 ? ",\n" : "\n") + report.to_json();
     } else {
       std::fputs(report.to_text().c_str(), stdout);
+      std::fflush(stdout);  // kept, like the entries, where a later form is interrupted
     }
     for (const GemmBenchRow& row : report.rows) {
       const std::optional<TuningEntry> e = gemm_tuning_entry(form, row, caps, "fatcl tune");
