@@ -31,6 +31,29 @@ struct Arg {
   const char* name;
 };
 
+// A scalar in the kernel's real type: double for 64-bit elements, else
+// float (half is computed in float). Its Arg points into it.
+struct Real {
+  Real(double x, int bits) : wide(bits == 64), d(x), f(static_cast<float>(x)) {}
+  Real(const Real&) = delete;
+  Real& operator=(const Real&) = delete;
+  Arg arg(const char* name) const {
+    return wide ? Arg{sizeof d, &d, name} : Arg{sizeof f, &f, name};
+  }
+  bool wide;
+  double d;
+  float f;
+};
+
+// Sets `args` on `kernel` in order; a failure names the kernel (`what`)
+// and the argument.
+void set_args(cl_kernel kernel, const std::string& what, const std::vector<Arg>& args) {
+  for (cl_uint i = 0; i < args.size(); ++i) {
+    check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
+             "clSetKernelArg(" + what + ", " + args[i].name + ")");
+  }
+}
+
 // A variant's tile of C and its work-group (the reference path's: one
 // element per work-item, WG x WG), and its K slice.
 struct Tile {
@@ -253,23 +276,18 @@ cl_event launch_sum_parts(cl_command_queue queue, cl_kernel kernel, int bits, st
                           std::size_t c_ld, const std::vector<cl_event>& wait) {
   const cl_int M = cl_int(m), N = cl_int(n), P = cl_int(parts), LDC = cl_int(c_ld);
   const cl_long WO = cl_long(w_offset), CO = cl_long(c_offset);
-  const float alpha32 = float(alpha), beta32 = float(beta);
-  const bool wide = bits == 64;
-  const std::size_t real = wide ? sizeof(double) : sizeof(float);
-  const std::vector<Arg> args{{sizeof M, &M, "M"},
-                              {sizeof N, &N, "N"},
-                              {sizeof P, &P, "parts"},
-                              {sizeof(cl_mem), &w, "W"},
-                              {sizeof WO, &WO, "w_offset"},
-                              {real, wide ? static_cast<const void*>(&alpha) : &alpha32, "alpha"},
-                              {real, wide ? static_cast<const void*>(&beta) : &beta32, "beta"},
-                              {sizeof(cl_mem), &c, "C"},
-                              {sizeof CO, &CO, "c_offset"},
-                              {sizeof LDC, &LDC, "ldc"}};
-  for (cl_uint i = 0; i < args.size(); ++i) {
-    check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
-             std::string("clSetKernelArg(gemm_sum_parts, ") + args[i].name + ")");
-  }
+  const Real alpha_real(alpha, bits), beta_real(beta, bits);
+  set_args(kernel, "gemm_sum_parts",
+           {{sizeof M, &M, "M"},
+            {sizeof N, &N, "N"},
+            {sizeof P, &P, "parts"},
+            {sizeof(cl_mem), &w, "W"},
+            {sizeof WO, &WO, "w_offset"},
+            alpha_real.arg("alpha"),
+            beta_real.arg("beta"),
+            {sizeof(cl_mem), &c, "C"},
+            {sizeof CO, &CO, "c_offset"},
+            {sizeof LDC, &LDC, "ldc"}});
   const std::size_t global[2] = {n, m};
   cl_event e = nullptr;
   check_cl(clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, nullptr,
@@ -310,11 +328,8 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
   constexpr std::size_t block_rows = 8, block_cols = 16;
   const std::size_t whole_rows = rows / block_rows, whole_cols = cols / block_cols;
   std::vector<cl_event> done;
-  auto enqueue = [&](cl_kernel kernel, const char* name, const std::size_t (&global)[3]) {
-    for (cl_uint i = 0; i < args.size(); ++i) {
-      check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
-               std::string("clSetKernelArg(") + name + ", " + args[i].name + ")");
-    }
+  auto enqueue = [&](cl_kernel kernel, const char* name, const std::size_t(&global)[3]) {
+    set_args(kernel, name, args);
     cl_event e = nullptr;
     check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, nullptr,
                                     static_cast<cl_uint>(wait.size()),
@@ -346,19 +361,14 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
   const cl_long AO = static_cast<cl_long>(l.a_offset), BO = static_cast<cl_long>(l.b_offset),
                 CO = static_cast<cl_long>(l.c_offset), AS = static_cast<cl_long>(l.a_stride),
                 BS = static_cast<cl_long>(l.b_stride), CS = static_cast<cl_long>(l.c_stride);
-  const double alpha64 = l.alpha, beta64 = l.beta;
-  const float alpha32 = static_cast<float>(l.alpha), beta32 = static_cast<float>(l.beta);
-  const bool wide = bits == 64;
-  const std::size_t real = wide ? sizeof(double) : sizeof(float);
-  const void* alpha = wide ? static_cast<const void*>(&alpha64) : &alpha32;
-  const void* beta = wide ? static_cast<const void*>(&beta64) : &beta32;
+  const Real alpha(l.alpha, bits), beta(l.beta, bits);
   const std::vector<Arg> args{{sizeof M, &M, "M"},
                               {sizeof N, &N, "N"},
                               {sizeof K, &K, "K"},
                               {sizeof K0, &K0, "k_begin"},
                               {sizeof ACC, &ACC, "accumulate"},
-                              {real, alpha, "alpha"},
-                              {real, beta, "beta"},
+                              alpha.arg("alpha"),
+                              beta.arg("beta"),
                               {sizeof(cl_mem), &l.a, "A"},
                               {sizeof AO, &AO, "a_offset"},
                               {sizeof LDA, &LDA, "lda"},
@@ -376,10 +386,7 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
                               {sizeof(cl_mem), &l.batch_offsets, "batch_offsets"},
                               {sizeof(cl_mem), &l.batch_scalars, "batch_scalars"},
                               {sizeof PB, &PB, "per_batch"}};
-  for (cl_uint i = 0; i < args.size(); ++i) {
-    check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
-             "clSetKernelArg(" + v.name + ", " + args[i].name + ")");
-  }
+  set_args(kernel, v.name, args);
   // One NDIMC x MDIMC work-group per NWG x MWG tile of C, per product.
   const Tile t = tile_of(v);
   const std::size_t global[3] = {(l.n + t.nwg - 1) / t.nwg * t.ndimc,

@@ -834,9 +834,10 @@ StatusCode run(Request r) {
     }
     space = packing_space(context, queue, packed_bytes, r.temp);
     std::vector<cl_event> read_by;  // the last launch that read the kept space
-    if (space.kept && space.kept->read_by()) read_by.push_back(space.kept->read_by());
-    // (The parts' launches write it too.)
-    if (split && space.kept && space.kept->read_by()) last.push_back(space.kept->read_by);
+    if (space.kept && space.kept->read_by()) {
+      read_by.push_back(space.kept->read_by());
+      if (split) last.push_back(space.kept->read_by);  // the parts' launches write it too
+    }
     if (pack_a) {
       // op(A), m x k, stored A^T (k x m), packed row-major in rows of
       // a_packed_ld at the space's start; the batch's A offsets (index 0 of
