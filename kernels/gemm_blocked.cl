@@ -41,14 +41,18 @@
  *   beta are then floats, in the arguments and in batch_scalars alike.
  *
  * FMA = 1 accumulates with fma(), FMA = 0 with mad() (matmul_blocked.cl
- * says why the choice is in the kernel).
+ * says why the choice is in the kernel). DB = 1 double-buffers the staged
+ * slices and VWA = 4 reads a work-item's values of the staged A slice as
+ * 4-vectors, as in matmul_blocked.cl; DB = 0 and VWA = 1 are this kernel as
+ * it was before them (every earlier point preprocesses to the same tokens).
  *
  * Compile-time parameters: PRECISION MWG NWG KWG MDIMC NDIMC VWM VWN SA SB
- * KWI PF FMA. */
+ * KWI PF FMA DB VWA. */
 #if !defined(PRECISION) || !defined(MWG) || !defined(NWG) || !defined(KWG) || \
     !defined(MDIMC) || !defined(NDIMC) || !defined(VWM) || !defined(VWN) || !defined(SA) || \
-    !defined(SB) || !defined(KWI) || !defined(PF) || !defined(FMA)
-#error "gemm_blocked.cl: define PRECISION MWG NWG KWG MDIMC NDIMC VWM VWN SA SB KWI PF FMA"
+    !defined(SB) || !defined(KWI) || !defined(PF) || !defined(FMA) || !defined(DB) ||      \
+    !defined(VWA)
+#error "gemm_blocked.cl: define PRECISION MWG NWG KWG MDIMC NDIMC VWM VWN SA SB KWI PF FMA DB VWA"
 #endif
 
 #define WGS (MDIMC * NDIMC)
@@ -64,6 +68,25 @@
 #endif
 #if SB && ((KWG * NWG) % (VWN * WGS) || KWG % VWN)
 #error "gemm_blocked.cl: the B slice must divide into VWN-vectors per work-item, either way"
+#endif
+#if DB && (!PF || !(SA || SB))
+#error "gemm_blocked.cl: DB double-buffers a staged slice fetched ahead (PF = 1, SA or SB)"
+#endif
+#if VWA != 1 && (VWA != 4 || !SA || MWI % 4)
+#error "gemm_blocked.cl: VWA reads staged A as 4-vectors (SA = 1, MWI a multiple of 4) or not (1)"
+#endif
+
+/* Rows of the staged slices: where the next slice is stashed (STASHED) and
+ * where this one is read (STAGED); with DB they alternate between the two
+ * halves, starting at st and cp. */
+#if DB
+#define SLICE_ROWS (2 * KWG)
+#define STASHED(k) (st + (k))
+#define STAGED(k) (cp + (k))
+#else
+#define SLICE_ROWS KWG
+#define STASHED(k) k
+#define STAGED(k) k
 #endif
 
 #define CAT_(a, b) a##b
@@ -201,7 +224,7 @@
     A_VECTOR(l, r, k);                                                                        \
     real t[VWM];                                                                              \
     UNPACKM(ra[l], t);                                                                        \
-    __local real* as = &As[k][r];                                                             \
+    __local real* as = &As[STASHED(k)][r];                                                    \
     for (int c = 0; c < VWM; ++c) as[a_trans ? c : c * (MWG + PADA)] = t[c];                  \
   }
 #else
@@ -236,11 +259,11 @@
   for (int l = 0; l < B_LOADS; ++l) {                                                         \
     B_VECTOR(l, k, c);                                                                        \
     if (!b_trans) {                                                                           \
-      Bs[k][c / VWN] = rb[l];                                                                 \
+      Bs[STASHED(k)][c / VWN] = rb[l];                                                        \
     } else {                                                                                  \
       real t[VWN];                                                                            \
       UNPACKN(rb[l], t);                                                                      \
-      __local real* bs = (__local real*)Bs + k * (NWG + VWN) + c;                             \
+      __local real* bs = (__local real*)Bs + STASHED(k) * (NWG + VWN) + c;                    \
       for (int e = 0; e < VWN; ++e) bs[e * (NWG + VWN)] = t[e];                               \
     }                                                                                         \
   }
@@ -269,6 +292,7 @@
       const int k = k0 + kw;                                                                  \
       realN b[NVW];                                                                           \
       _Pragma("unroll") for (int j = 0; j < NVW; ++j) { B_OPERAND(kk, k, j, guarded); }      \
+      A_VECTORS(k)                                                                            \
       _Pragma("unroll") for (int i = 0; i < MWI; ++i) {                                       \
         A_OPERAND(kk, k, i, guarded);                                                         \
         _Pragma("unroll") for (int j = 0; j < NVW; ++j) {                                     \
@@ -278,7 +302,7 @@
     }                                                                                         \
   }
 #if SB
-#define B_OPERAND(kk, k, j, guarded) b[j] = Bs[k][j * NDIMC + tx]
+#define B_OPERAND(kk, k, j, guarded) b[j] = Bs[STAGED(k)][j * NDIMC + tx]
 #else
 #define B_OPERAND(kk, k, j, guarded)                                                          \
   if (!(guarded)) {                                                                           \
@@ -291,16 +315,42 @@
     b[j] = PACKN(t);                                                                          \
   }
 #endif
-#if SA
-#define A_OPERAND(kk, k, i, guarded) const real a = As[k][ty * MWI + i]
+/* A_VECTORS(k) before a k's multiply-adds, A_OPERAND each row's value:
+ * with VWA > 1 the work-item's MWI values of the staged A slice read as
+ * 4-vectors into av, else one at a time. */
+#if VWA > 1
+#define A_VECTORS(k)                                                                          \
+  real av[MWI];                                                                               \
+  _Pragma("unroll") for (int q = 0; q < MWI / 4; ++q) {                                       \
+    vstore4(((__local const VEC(4)*)&As[STAGED(k)][ty * MWI])[q], q, av);                     \
+  }
+#define A_OPERAND(kk, k, i, guarded) const real a = av[i]
+#elif SA
+#define A_VECTORS(k)
+#define A_OPERAND(kk, k, i, guarded) const real a = As[STAGED(k)][ty * MWI + i]
 #else
+#define A_VECTORS(k)
 #define A_OPERAND(kk, k, i, guarded)                                                          \
   const int row = row0 + ty * MWI + i;                                                        \
   const real a = (guarded) ? A_GUARDED(row, (kk) + k) : LOAD1(0, &A[(long)row * lda + (kk) + k])
 #endif
 /* Before a slice's multiply-adds: the staged operands stashed (and the next
  * slice fetched, PF); after them, the next slice fetched (no PF). */
-#if SA || SB
+#if DB
+/* Double-buffered: this slice was stashed by the last one (or before the
+ * loop); the next is fetched now and stashed into the other half after
+ * this one's multiply-adds (every work-item has read that half's previous
+ * slice: the barrier before this one was computed). */
+#define SLICE_STAGED_BEFORE(kk) \
+  cp = st;                      \
+  st = KWG - st;                \
+  if ((kk) + KWG < K) FETCH((kk) + KWG);
+#define SLICE_STAGED_AFTER(kk)    \
+  if ((kk) + KWG < K) {           \
+    STASH();                      \
+    barrier(CLK_LOCAL_MEM_FENCE); \
+  }
+#elif SA || SB
 #define SLICE_STAGED(kk) \
   STASH();               \
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -331,11 +381,14 @@ void gemm_blocked(const int M, const int N, int K, const int k_begin, const int 
                   const long c_stride,
                   __global const long* restrict batch_offsets,
                   __global const real* restrict batch_scalars, const int per_batch) {
-#if SA
-  __local real As[KWG][MWG + PADA];
+#if SA && VWA > 1
+  /* A row of As is MWG + PADA elements, a multiple of 4: aligned rows. */
+  __local real As[SLICE_ROWS][MWG + PADA] __attribute__((aligned(4 * sizeof(real))));
+#elif SA
+  __local real As[SLICE_ROWS][MWG + PADA];
 #endif
 #if SB
-  __local realN Bs[KWG][NWG / VWN + 1];
+  __local realN Bs[SLICE_ROWS][NWG / VWN + 1];
 #endif
   __global const storage* restrict A = A_arg;
   __global const storage* restrict B = B_arg;
@@ -407,6 +460,11 @@ void gemm_blocked(const int M, const int N, int K, const int k_begin, const int 
 
 #if SA || SB
   FETCH(0);
+#endif
+#if DB
+  int st = 0, cp = 0;
+  STASH();
+  barrier(CLK_LOCAL_MEM_FENCE);
 #endif
   /* The whole slices of a whole tile unguarded, then the rest guarded: two
    * loops, not a choice inside one. With both copies in one loop PoCL

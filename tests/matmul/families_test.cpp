@@ -401,9 +401,9 @@ TEST(MatmulFamilies, GemmEntriesCarryToOtherSizesByTheModel) {
   const Manifest& m = sgemm.manifest();
   ASSERT_TRUE(sgemm.description().efficiency);
   const std::string t64 = "sgemm_blocked_PRECISION32_MWG64_NWG64_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_"
-                          "SA1_SB1_KWI2_PF1_FMA0";
+                          "SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1";
   const std::string t32 = "sgemm_blocked_PRECISION32_MWG32_NWG32_KWG32_MDIMC8_NDIMC8_VWM4_VWN4_"
-                          "SA1_SB1_KWI2_PF0_FMA0";
+                          "SA1_SB1_KWI2_PF0_FMA0_DB0_VWA1";
   TuningEntry e;
   e.family = m.family;
   e.platform = "synthetic";
@@ -464,10 +464,10 @@ TEST(MatmulFamilies, ANeighboursEntryDoesNotTellApartSpeedsWithinItsResolution) 
   const Family& sgemm = gemm_family(32);
   const Manifest& m = sgemm.manifest();
   const std::string p = "sgemm_blocked_PRECISION32_", tail = "_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA";
-  const std::string small0 = p + "MWG16_NWG32_KWG8_MDIMC2_NDIMC2" + tail + "0",
-                    small1 = p + "MWG16_NWG32_KWG8_MDIMC2_NDIMC2" + tail + "1",
-                    default1 = p + "MWG32_NWG64_KWG8_MDIMC4_NDIMC4" + tail + "1",
-                    default0 = p + "MWG32_NWG64_KWG8_MDIMC4_NDIMC4" + tail + "0";
+  const std::string small0 = p + "MWG16_NWG32_KWG8_MDIMC2_NDIMC2" + tail + "0_DB0_VWA1",
+                    small1 = p + "MWG16_NWG32_KWG8_MDIMC2_NDIMC2" + tail + "1_DB0_VWA1",
+                    default1 = p + "MWG32_NWG64_KWG8_MDIMC4_NDIMC4" + tail + "1_DB0_VWA1",
+                    default0 = p + "MWG32_NWG64_KWG8_MDIMC4_NDIMC4" + tail + "0_DB0_VWA1";
   DeviceCaps zen4 = device(48, 1024, 3, 0, "");
   zen4.platform_name = "synthetic CPU platform";
   zen4.device_name = "a Zen 4";
