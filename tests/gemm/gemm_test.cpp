@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -565,10 +566,25 @@ TEST(Gemm, KSplitIntoPartsMatchesTheReference) {
     if (bits == 16) continue;  // never split
     SCOPED_TRACE(precision(bits));
     const std::size_t element = std::size_t(bits) / 8;
-    // The space for the largest case (no pass needs more than its A and B
-    // together), from the host.
-    const std::size_t most = 4 * 129 * 300 + 7 * 129 * 63;
-    const std::vector<unsigned char> zeros(most * element, 0);
+    // The space the largest call takes (GemmTempBufferSize, with run_form's
+    // leading dimensions: the stored rows 3 longer), from the host.
+    std::size_t most = 0;
+    for (const auto& [m, n, k, parts] : cases) {
+      ASSERT_EQ(OverrideKParts(device, bits, parts), StatusCode::kSuccess) << GemmMessage();
+      for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
+        const bool row = l == Layout::kRowMajor;
+        for (const auto& [ta, tb] : {std::pair{N, N}, {N, T}, {T, N}, {T, T}}) {
+          std::size_t size = 0;
+          ASSERT_EQ(temp_buffer_size(bits, l, ta, tb, m, n, k, (row == (ta == N) ? k : m) + 3,
+                                     (row == (tb == N) ? n : k) + 3, (row ? n : m) + 3, size),
+                    StatusCode::kSuccess)
+              << GemmMessage();
+          most = std::max(most, size);
+        }
+      }
+    }
+    ASSERT_GT(most, 0u);
+    const std::vector<unsigned char> zeros(most, 0);
     cl::Buffer filled(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.size(),
                       const_cast<unsigned char*>(zeros.data()));
     for (const auto& [m, n, k, parts] : cases) {
