@@ -138,9 +138,9 @@ Coverage coverage(const Variant& v, const DeviceCaps& caps, const std::vector<st
   Coverage c;
   if (p.size() < 2 || p[0] == 0 || p[1] == 0) return c;
   const double m = double(p[0]), n = double(p[1]), batch = p.size() > 3 ? double(p[3]) : 1;
-  const double mwg = double(v.param("MWG")), nwg = double(v.param("NWG"));
-  const double tiles_m = std::ceil(m / mwg), tiles_n = std::ceil(n / nwg);
-  c.mn = (m * n) / (tiles_m * mwg * tiles_n * nwg);
+  const double tiles_m = std::ceil(m / double(v.param("MWG")));
+  const double tiles_n = std::ceil(n / double(v.param("NWG")));
+  c.mn = detail::tiles_share_of_c(v, p[0], p[1]);
   // A product whose K the entry points split launches a work-group a tile
   // and part.
   const double parts = batch == 1 && p.size() > 2
@@ -400,6 +400,13 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
                std::to_string(t.mdimc) + " work-groups, " + std::to_string(l.batch) +
                (l.batch == 1 ? " product)" : " products)"));
   return done;
+}
+
+double tiles_share_of_c(const Variant& variant, std::size_t m, std::size_t n) {
+  const std::size_t mwg = std::size_t(variant.param("MWG"));
+  const std::size_t nwg = std::size_t(variant.param("NWG"));
+  return double(m) * double(n) /
+         (double((m + mwg - 1) / mwg * mwg) * double((n + nwg - 1) / nwg * nwg));
 }
 
 double element(const std::vector<unsigned char>& bytes, int bits, std::size_t i) {

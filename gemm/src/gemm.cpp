@@ -458,9 +458,7 @@ struct Passes {
 // padding; 1 for the reference path).
 double tile_waste(const Planned& chosen, std::size_t m, std::size_t n) {
   if (chosen.kernel != "gemm_blocked") return 1;
-  const std::size_t tm = std::size_t(chosen.variant.param("MWG"));
-  const std::size_t tn = std::size_t(chosen.variant.param("NWG"));
-  return double((m + tm - 1) / tm * tm) * double((n + tn - 1) / tn * tn) / (double(m) * double(n));
+  return 1 / detail::tiles_share_of_c(chosen.variant, m, n);
 }
 
 Passes passes_for(const Variant& variant, const std::string& kernel, const DeviceCaps& caps,

@@ -34,6 +34,10 @@ struct GemmLaunch {
 cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& variant, int bits,
                      const GemmLaunch& l, const std::vector<cl_event>& wait);
 
+// The share of a blocked variant's tiles over an m x n C that is C's, not
+// padding (1 where nothing pads).
+double tiles_share_of_c(const Variant& variant, std::size_t m, std::size_t n);
+
 // gemm_transpose (kernels/gemm_transpose.cl), one variant per element
 // size: BITS 16, 32, 64.
 const Family& gemm_transpose_family();
