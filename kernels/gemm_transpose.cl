@@ -41,8 +41,9 @@
 #else
 #error "gemm_transpose.cl: BITS is 16, 32 or 64"
 #endif
-#define BR 8
-#define BC 16
+#include "gemm_transpose_block.h"
+#define BR GEMM_TRANSPOSE_BLOCK_ROWS
+#define BC GEMM_TRANSPOSE_BLOCK_COLS
 #define VEC4_(e) e##4
 #define VEC4(e) VEC4_(e)
 typedef VEC4(element) element4;

@@ -14,6 +14,7 @@
 #include "fatcl/matmul.hpp"
 #include "gemm_sum_parts.hpp"
 #include "gemm_transpose.hpp"
+#include "gemm_transpose_block.h"
 #include "hgemm_blocked.hpp"
 #include "hgemm_naive.hpp"
 #include "launch.hpp"
@@ -323,9 +324,10 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
                               {sizeof(cl_mem), &t, "T"},
                               {sizeof TO, &TO, "t_offset"},
                               {sizeof TLD, &TLD, "t_ld"}};
-  // Dimension 0 along X's columns, a work-item per block of 8 rows and 16
-  // columns; the work-group is the driver's (kernels/gemm_transpose.cl).
-  constexpr std::size_t block_rows = 8, block_cols = 16;
+  // Dimension 0 along X's columns, a work-item per block (the kernel's
+  // own); the work-group is the driver's (kernels/gemm_transpose.cl).
+  constexpr std::size_t block_rows = GEMM_TRANSPOSE_BLOCK_ROWS;
+  constexpr std::size_t block_cols = GEMM_TRANSPOSE_BLOCK_COLS;
   const std::size_t whole_rows = rows / block_rows, whole_cols = cols / block_cols;
   std::vector<cl_event> done;
   auto enqueue = [&](cl_kernel kernel, const char* name, const std::size_t(&global)[3]) {

@@ -2496,7 +2496,8 @@ $L__BB1_17:                             // %.loopexit
 }
 )fatcl";
 
-const char kSource[] = R"fatcl(/* op(A) = A^T and op(B) = B^T packed for the GEMM points that read A and
+const char kSource[] = R"fatcl(#line 1 "gemm_transpose.cl"
+/* op(A) = A^T and op(B) = B^T packed for the GEMM points that read A and
  * B from global memory (gemm_blocked.cl's with SA = 0, SB = 0, the
  * CPU-shaped ones): their loads of B run along N, which B^T does not hold
  * contiguously (B^T through the guarded path ran at a tenth of their speed
@@ -2539,8 +2540,15 @@ const char kSource[] = R"fatcl(/* op(A) = A^T and op(B) = B^T packed for the GEM
 #else
 #error "gemm_transpose.cl: BITS is 16, 32 or 64"
 #endif
-#define BR 8
-#define BC 16
+#line 1 "gemm_transpose_block.h"
+/* The block that gemm_transpose (gemm_transpose.cl) moves a work-item, in
+ * rows and columns of X: the kernel's loops and the host's NDRange
+ * (gemm/src/families.cpp, launch_transpose) read the same two numbers. */
+#define GEMM_TRANSPOSE_BLOCK_ROWS 8
+#define GEMM_TRANSPOSE_BLOCK_COLS 16
+#line 45 "gemm_transpose.cl"
+#define BR GEMM_TRANSPOSE_BLOCK_ROWS
+#define BC GEMM_TRANSPOSE_BLOCK_COLS
 #define VEC4_(e) e##4
 #define VEC4(e) VEC4_(e)
 typedef VEC4(element) element4;
@@ -2614,7 +2622,7 @@ const char kManifest[] = R"fatcl({
   "kernel": "gemm_transpose",
   "language": "CL1.2",
   "source_file": "gemm_transpose.cl",
-  "source_sha256": "ed77ddf4b48e6aae3a7b3f185ab8e87d662f27c230306ab3a5aa5964fb5a5b48",
+  "source_sha256": "3a23361f142ee3cec2d388f173db1df95076a79bcc51e8461b2a5f3dd1a78955",
   "toolchain": {
     "clang": "Debian clang version 15.0.6",
     "llc": "Debian LLVM version 15.0.6",
