@@ -42,16 +42,19 @@ std::size_t specificity(const std::string& pattern) {
   return pattern.find('*') == std::string::npos ? std::string::npos : pattern.size();
 }
 
-// Log2 distance between two problems of as many sizes (the sum over
-// sizes), and the largest of one size; -1 if they differ in count.
+// Log2 distance between two problems (the sum over sizes), and the
+// largest of one size.
 double distance(const std::vector<std::size_t>& a, const std::vector<std::size_t>& b,
                 double* largest) {
-  if (a.size() != b.size()) return -1;
   double d = 0;
   *largest = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double one = std::fabs(std::log2(double(std::max<std::size_t>(1, a[i]))) -
-                                 std::log2(double(std::max<std::size_t>(1, b[i]))));
+  // A size one side leaves out counts as 1 (the GEMM families' entries
+  // hold {M, N, K, batch}; a problem of three sizes is one product).
+  auto at = [](const std::vector<std::size_t>& p, std::size_t i) {
+    return i < p.size() ? std::max<std::size_t>(1, p[i]) : 1;
+  };
+  for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    const double one = std::fabs(std::log2(double(at(a, i))) - std::log2(double(at(b, i))));
     d += one;
     *largest = std::max(*largest, one);
   }
@@ -567,11 +570,6 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
     } else {
       double largest = 0;
       score = distance(e->problem, problem, &largest);
-      if (score < 0) {
-        match.passed_over.push_back(who + ": measured for " + std::to_string(e->problem.size()) +
-                                    " sizes, the problem has " + std::to_string(problem.size()));
-        continue;
-      }
       if (largest > 3.0 && !modelled) {
         match.passed_over.push_back(who + ": a size more than a factor 8 from " +
                                     problem_text(problem));

@@ -76,6 +76,25 @@ TEST(Store, NearestSizeClassOfTheSameDriverDecides) {
   EXPECT_EQ(store.tuning().size(), 2u);
 }
 
+// A size that the problem or the entry leaves out counts as 1: the GEMM
+// families' entries hold {M, N, K, batch}, and `fatcl validate --problem
+// 2048x2048x2048` asks for one product (it had passed over every entry).
+TEST(Store, ASizeLeftOutCountsAsOne) {
+  const Manifest m = test::tiled_manifest({4, 8, 16, 32});
+  Store store;
+  store.put_tuning(entry(m, {2048, 2048, 2048, 1}, "matmul_tiled_TILE16", "matmul_tiled_TILE8"));
+  TuningMatch one = store.find_tuning(h200(), m, {2000, 2000, 2000});
+  ASSERT_TRUE(one.entry) << one.to_string();
+  EXPECT_EQ(one.entry->ranking.front().variant, "matmul_tiled_TILE16");
+  // A batch of 10,000 is far from one product.
+  Store batches;
+  batches.put_tuning(entry(m, {32, 32, 32, 10000}, "matmul_tiled_TILE8", "matmul_tiled_TILE4"));
+  TuningMatch none = batches.find_tuning(h200(), m, {32, 32, 32});
+  EXPECT_FALSE(none.entry);
+  EXPECT_NE(none.to_string().find("more than a factor 8"), std::string::npos) << none.to_string();
+  ASSERT_TRUE(batches.find_tuning(h200(), m, {32, 32, 32, 8000}).entry);
+}
+
 TEST(Store, AnotherDriverOrChangedCodeArePassedOverWithTheReason) {
   Manifest m = test::tiled_manifest({4, 8, 16, 32});
   Store store;
