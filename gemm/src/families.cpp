@@ -25,35 +25,19 @@
 namespace fatcl::detail {
 namespace {
 
-// One kernel argument, named for the error a failed set reports.
-struct Arg {
-  std::size_t size;
-  const void* value;
-  const char* name;
-};
-
 // A scalar in the kernel's real type: double for 64-bit elements, else
-// float (half is computed in float). Its Arg points into it.
+// float (half is computed in float). Its KernelArg points into it.
 struct Real {
   Real(double x, int bits) : wide(bits == 64), d(x), f(static_cast<float>(x)) {}
   Real(const Real&) = delete;
   Real& operator=(const Real&) = delete;
-  Arg arg(const char* name) const {
-    return wide ? Arg{sizeof d, &d, name} : Arg{sizeof f, &f, name};
+  KernelArg arg(const char* name) const {
+    return wide ? KernelArg{sizeof d, &d, name} : KernelArg{sizeof f, &f, name};
   }
   bool wide;
   double d;
   float f;
 };
-
-// Sets `args` on `kernel` in order; a failure names the kernel (`what`)
-// and the argument.
-void set_args(cl_kernel kernel, const std::string& what, const std::vector<Arg>& args) {
-  for (cl_uint i = 0; i < args.size(); ++i) {
-    check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
-             "clSetKernelArg(" + what + ", " + args[i].name + ")");
-  }
-}
 
 // A variant's tile of C and its work-group (the reference path's: one
 // element per work-item, WG x WG), and its K slice.
@@ -278,7 +262,7 @@ cl_event launch_sum_parts(cl_command_queue queue, cl_kernel kernel, int bits, st
   const cl_int M = cl_int(m), N = cl_int(n), P = cl_int(parts), LDC = cl_int(c_ld);
   const cl_long WO = cl_long(w_offset), CO = cl_long(c_offset);
   const Real alpha_real(alpha, bits), beta_real(beta, bits);
-  set_args(kernel, "gemm_sum_parts",
+  set_kernel_args(kernel, "gemm_sum_parts, ",
            {{sizeof M, &M, "M"},
             {sizeof N, &N, "N"},
             {sizeof P, &P, "parts"},
@@ -312,7 +296,7 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
   const cl_int R = cl_int(rows), C = cl_int(cols), LD = cl_int(ld), PB = per_batch ? 1 : 0,
                W = which, TLD = cl_int(t_ld);
   const cl_long O = cl_long(offset), S = cl_long(stride), TO = cl_long(t_offset);
-  const std::vector<Arg> args{{sizeof R, &R, "rows"},
+  const std::vector<KernelArg> args{{sizeof R, &R, "rows"},
                               {sizeof C, &C, "cols"},
                               {sizeof(cl_mem), &x, "X"},
                               {sizeof O, &O, "offset"},
@@ -331,7 +315,7 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
   const std::size_t whole_rows = rows / block_rows, whole_cols = cols / block_cols;
   std::vector<cl_event> done;
   auto enqueue = [&](cl_kernel kernel, const char* name, const std::size_t(&global)[3]) {
-    set_args(kernel, name, args);
+    set_kernel_args(kernel, std::string(name) + ", ", args);
     cl_event e = nullptr;
     check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, nullptr,
                                     static_cast<cl_uint>(wait.size()),
@@ -364,7 +348,7 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
                 CO = static_cast<cl_long>(l.c_offset), AS = static_cast<cl_long>(l.a_stride),
                 BS = static_cast<cl_long>(l.b_stride), CS = static_cast<cl_long>(l.c_stride);
   const Real alpha(l.alpha, bits), beta(l.beta, bits);
-  const std::vector<Arg> args{{sizeof M, &M, "M"},
+  const std::vector<KernelArg> args{{sizeof M, &M, "M"},
                               {sizeof N, &N, "N"},
                               {sizeof K, &K, "K"},
                               {sizeof K0, &K0, "k_begin"},
@@ -388,7 +372,7 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
                               {sizeof(cl_mem), &l.batch_offsets, "batch_offsets"},
                               {sizeof(cl_mem), &l.batch_scalars, "batch_scalars"},
                               {sizeof PB, &PB, "per_batch"}};
-  set_args(kernel, v.name, args);
+  set_kernel_args(kernel, v.name + ", ", args);
   // One NDIMC x MDIMC work-group per NWG x MWG tile of C, per product.
   const Tile t = tile_of(v);
   const std::size_t global[3] = {(l.n + t.nwg - 1) / t.nwg * t.ndimc,

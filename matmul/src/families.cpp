@@ -21,24 +21,24 @@
 
 namespace fatcl {
 namespace detail {
+
+void set_kernel_args(cl_kernel kernel, const std::string& prefix,
+                     const std::vector<KernelArg>& args) {
+  for (cl_uint i = 0; i < args.size(); ++i) {
+    check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
+             "clSetKernelArg(" + prefix + args[i].name + ")");
+  }
+}
+
 namespace {
 
-// One kernel argument, named for the error that a failed set reports.
-struct KernelArg {
-  std::size_t size;
-  const void* value;
-  const char* name;
-};
 // Sets `args` from index 0 and enqueues `kernel` over `global` (and
 // `local`, null: the driver's choice) after `wait`.
 cl::Event set_and_enqueue(const cl::CommandQueue& queue, cl_kernel kernel, const char* what,
                           const std::vector<KernelArg>& args, const std::size_t* global,
                           const std::size_t* local, const std::vector<cl_event>& wait,
                           cl_uint dims = 2) {
-  for (cl_uint i = 0; i < args.size(); ++i) {
-    check_cl(clSetKernelArg(kernel, i, args[i].size, args[i].value),
-             std::string("clSetKernelArg(") + what + args[i].name + ")");
-  }
+  set_kernel_args(kernel, what, args);
   cl_event done = nullptr;
   check_cl(clEnqueueNDRangeKernel(queue(), kernel, dims, nullptr, global, local,
                                   static_cast<cl_uint>(wait.size()),

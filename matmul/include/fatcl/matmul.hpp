@@ -246,6 +246,18 @@ std::size_t matmul_panel_launches(std::size_t n, std::size_t k, std::size_t widt
                                   std::size_t k_per_launch);
 
 namespace detail {
+// One kernel argument, named for the error that a failed set reports.
+struct KernelArg {
+  std::size_t size;
+  const void* value;
+  const char* name;
+};
+// Sets `args` on `kernel` from index 0; a failure throws fatcl::Error
+// naming the call as "clSetKernelArg(<prefix><argument's name>)". The
+// matmul and GEMM launches' one way to set their arguments.
+void set_kernel_args(cl_kernel kernel, const std::string& prefix,
+                     const std::vector<KernelArg>& args);
+
 // Enqueues copies of `rows` x `cols` row-major matrices of `element`-byte
 // elements: product i from element from[i] of x (leading dimension ld) to
 // element t_offset + i * t_stride of t (leading dimension t_ld); one 3-D
