@@ -530,6 +530,15 @@ StatusCode temp_buffer_size(int bits, Layout layout, Transpose ta, Transpose tb,
   return bits == 32 ? of(float{}) : bits == 64 ? of(double{}) : of(half{});
 }
 
+// GemmTempBufferSize for the call run_form makes of `f`, with its
+// operands' leading dimensions (operand()).
+StatusCode temp_buffer_size(int bits, const Form& f, std::size_t& size) {
+  const std::size_t a_ld = operand(f.layout, f.ta != Transpose::kNo, f.m, f.k, f, 0, 0, false).ld;
+  const std::size_t b_ld = operand(f.layout, f.tb != Transpose::kNo, f.k, f.n, f, 0, 0, false).ld;
+  const std::size_t c_ld = operand(f.layout, false, f.m, f.n, f, 0, 0, false).ld;
+  return temp_buffer_size(bits, f.layout, f.ta, f.tb, f.m, f.n, f.k, a_ld, b_ld, c_ld, size);
+}
+
 // One product's K split into parts (OverrideKParts; GemmKParts splits on
 // GPUs only): a batch over the parts into the temporary space, then the
 // pass that adds them into C. Parts that leave a shorter rest of K and
@@ -566,19 +575,17 @@ TEST(Gemm, KSplitIntoPartsMatchesTheReference) {
     if (bits == 16) continue;  // never split
     SCOPED_TRACE(precision(bits));
     const std::size_t element = std::size_t(bits) / 8;
-    // The space the largest call takes (GemmTempBufferSize, with run_form's
-    // leading dimensions: the stored rows 3 longer), from the host.
+    // The space the largest call takes (GemmTempBufferSize of run_form's
+    // calls), from the host.
     std::size_t most = 0;
     for (const auto& [m, n, k, parts] : cases) {
       ASSERT_EQ(OverrideKParts(device, bits, parts), StatusCode::kSuccess) << GemmMessage();
       for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
-        const bool row = l == Layout::kRowMajor;
         for (const auto& [ta, tb] : {std::pair{N, N}, {N, T}, {T, N}, {T, T}}) {
+          Form f;
+          f.layout = l, f.ta = ta, f.tb = tb, f.m = m, f.n = n, f.k = k;
           std::size_t size = 0;
-          ASSERT_EQ(temp_buffer_size(bits, l, ta, tb, m, n, k, (row == (ta == N) ? k : m) + 3,
-                                     (row == (tb == N) ? n : k) + 3, (row ? n : m) + 3, size),
-                    StatusCode::kSuccess)
-              << GemmMessage();
+          ASSERT_EQ(temp_buffer_size(bits, f, size), StatusCode::kSuccess) << GemmMessage();
           most = std::max(most, size);
         }
       }
@@ -811,13 +818,11 @@ TEST(Gemm, ThinProductsAreComputedAsTheirTranspose) {
       // Double and half: the row-major ones.
       if (bits != 32 && c.layout == Layout::kColMajor) continue;
       const bool row = c.layout == Layout::kRowMajor;
-      const std::size_t a_ld = (row == (c.ta == N) ? k : c.m) + 3;
-      const std::size_t b_ld = (row == (c.tb == N) ? c.n : k) + 3;
-      const std::size_t c_ld = (row ? c.n : c.m) + 3;
+      Form f;
+      f.layout = c.layout, f.ta = c.ta, f.tb = c.tb, f.m = c.m, f.n = c.n, f.k = k;
+      f.alpha = -0.75;
       std::size_t size = 1;
-      ASSERT_EQ(temp_buffer_size(bits, c.layout, c.ta, c.tb, c.m, c.n, k, a_ld, b_ld, c_ld, size),
-                StatusCode::kSuccess)
-          << GemmMessage();
+      ASSERT_EQ(temp_buffer_size(bits, f, size), StatusCode::kSuccess) << GemmMessage();
       // The row-major view: A^T with few columns of C (its transpose then
       // has few rows) or B^T with few rows. As its transpose, where the
       // point's tiles pad that no more: the thin operand packed (k x thin)
@@ -830,9 +835,7 @@ TEST(Gemm, ThinProductsAreComputedAsTheirTranspose) {
       EXPECT_EQ(size, (as_transpose ? k * thin + c.m * c.n : k * wide) * element)
           << name(c.layout) << " " << name(c.ta) << name(c.tb);
       for (double beta : {0.0, 0.5}) {
-        Form f;
-        f.layout = c.layout, f.ta = c.ta, f.tb = c.tb, f.m = c.m, f.n = c.n, f.k = k;
-        f.alpha = -0.75, f.beta = beta;
+        f.beta = beta;
         check_forms(bits, {f}, "");
       }
     }
