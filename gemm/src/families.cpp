@@ -338,7 +338,7 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
 }
 
 cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v, int bits,
-                     const GemmLaunch& l, const std::vector<cl_event>& wait) {
+                     const GemmLaunch& l, const std::vector<cl_event>& wait, bool event) {
   const cl_int M = static_cast<cl_int>(l.m), N = static_cast<cl_int>(l.n),
                K = static_cast<cl_int>(l.k), K0 = static_cast<cl_int>(l.k_begin),
                ACC = l.accumulate ? 1 : 0, LDA = static_cast<cl_int>(l.a_ld),
@@ -381,7 +381,7 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
   cl_event done = nullptr;
   check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, local,
                                   static_cast<cl_uint>(wait.size()),
-                                  wait.empty() ? nullptr : wait.data(), &done),
+                                  wait.empty() ? nullptr : wait.data(), event ? &done : nullptr),
            "clEnqueueNDRangeKernel(" + v.name + ", " + std::to_string(t.ndimc) + "x" +
                std::to_string(t.mdimc) + " work-groups, " + std::to_string(l.batch) +
                (l.batch == 1 ? " product)" : " products)"));

@@ -927,6 +927,10 @@ StatusCode run(Request r) {
     bool onto;  // added onto what the plane holds
   };
   std::vector<Part> parts{{r.batch, k_used, 0, 0, false}};
+  // A call of one launch keeps its event only for the caller: nothing after
+  // it in the call waits for it.
+  const bool events = r.event || pack_a || pack_b || copy_b || panel || as_transpose || split ||
+                      k_used > k_per_launch;
   const cl_mem c = l.c;
   const std::size_t c_offset = l.c_offset, c_ld = l.c_ld;
   if (split) {
@@ -952,9 +956,9 @@ StatusCode run(Request r) {
         l.k_begin = part.k_begin + k0;
         l.k = std::min(k_per_launch, part.k - k0);
         l.accumulate = part.onto || k0 > 0;
-        const cl::Event done(
-            detail::launch_gemm(queue, kernel(), chosen.variant, r.bits, l, waits()), false);
-        last = {done};
+        const cl_event done = detail::launch_gemm(queue, kernel(), chosen.variant, r.bits, l,
+                                                  waits(), events);
+        if (done) last = {cl::Event(done, false)};
         k0 += l.k;
       } while (k0 < part.k);
     }
