@@ -379,12 +379,14 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
                                  (l.m + t.mwg - 1) / t.mwg * t.mdimc, l.batch};
   const std::size_t local[3] = {t.ndimc, t.mdimc, 1};
   cl_event done = nullptr;
-  check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, local,
-                                  static_cast<cl_uint>(wait.size()),
-                                  wait.empty() ? nullptr : wait.data(), event ? &done : nullptr),
-           "clEnqueueNDRangeKernel(" + v.name + ", " + std::to_string(t.ndimc) + "x" +
-               std::to_string(t.mdimc) + " work-groups, " + std::to_string(l.batch) +
-               (l.batch == 1 ? " product)" : " products)"));
+  // (The message is built only where it is thrown: this runs every call.)
+  if (const cl_int err = clEnqueueNDRangeKernel(
+          queue, kernel, 3, nullptr, global, local, static_cast<cl_uint>(wait.size()),
+          wait.empty() ? nullptr : wait.data(), event ? &done : nullptr)) {
+    check_cl(err, "clEnqueueNDRangeKernel(" + v.name + ", " + std::to_string(t.ndimc) + "x" +
+                      std::to_string(t.mdimc) + " work-groups, " + std::to_string(l.batch) +
+                      (l.batch == 1 ? " product)" : " products)"));
+  }
   return done;
 }
 

@@ -43,13 +43,15 @@ cl::Event set_and_enqueue(const cl::CommandQueue& queue, cl_kernel kernel, const
                           cl_uint dims = 2) {
   set_kernel_args(kernel, what, args);
   cl_event done = nullptr;
-  check_cl(clEnqueueNDRangeKernel(queue(), kernel, dims, nullptr, global, local,
-                                  static_cast<cl_uint>(wait.size()),
-                                  wait.empty() ? nullptr : wait.data(), &done),
-           std::string("clEnqueueNDRangeKernel(") + what +
-               (local ? std::to_string(local[0]) + "x" + std::to_string(local[1]) + " work-groups"
-                      : std::string()) +
-               ")");
+  if (const cl_int err = clEnqueueNDRangeKernel(queue(), kernel, dims, nullptr, global, local,
+                                                static_cast<cl_uint>(wait.size()),
+                                                wait.empty() ? nullptr : wait.data(), &done)) {
+    check_cl(err, std::string("clEnqueueNDRangeKernel(") + what +
+                      (local ? std::to_string(local[0]) + "x" + std::to_string(local[1]) +
+                                   " work-groups"
+                             : std::string()) +
+                      ")");
+  }
   return cl::Event(done, false);
 }
 
