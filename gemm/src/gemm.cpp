@@ -461,6 +461,10 @@ double tile_waste(const Planned& chosen, std::size_t m, std::size_t n) {
   return 1 / detail::tiles_share_of_c(chosen.variant, m, n);
 }
 
+// The rows of tiles from which a CPU point gets B copied into longer rows
+// (passes_for).
+constexpr std::size_t kCopiedBMinTileRows = 3;
+
 Passes passes_for(const Variant& variant, const std::string& kernel, const DeviceCaps& caps,
                   bool a_trans, bool b_trans, std::size_t m, std::size_t n, std::size_t k_used,
                   std::size_t b_ld, bool one_product, std::size_t element) {
@@ -475,7 +479,19 @@ Passes passes_for(const Variant& variant, const std::string& kernel, const Devic
   p.panel = reads && one_product
                 ? matmul_b_panel_width(MatmulKernel::Blocked, variant, caps, m, n, k_used, element)
                 : 0;
-  p.copy_b = p.b_padded_ld && !b_trans && !p.panel;
+  // B is copied only where 3 or more rows of tiles read each column of it:
+  // the copy reads and writes all of B once, the aliasing costs a reread of
+  // B's panel per row of tiles after the first. Row-major 32 x 2048 x 2048
+  // (one or two rows of tiles) took 2.9 to 3.8 ms with B copied, 2.1 to
+  // 2.4 ms read in place; 64 x 2048 x 2048 (two to four rows) 4.4 to 5.3
+  // against 3.8 to 4.7; 96 x 2048 x 2048 was level, and 512 x 2048 x 128
+  // (16 rows and more, B 1 MiB) took 1.37 copied,
+  // 1.61 in place (PoCL, 2 Zen 4 cores, 2026-12-05, calls in turn; the
+  // copy of B alone took 1.1 to 1.3 ms).
+  if (p.b_padded_ld && !b_trans && !p.panel) {
+    const std::size_t mwg = std::size_t(variant.param("MWG"));
+    p.copy_b = (m + mwg - 1) / mwg >= kCopiedBMinTileRows;
+  }
   p.b_packed_ld = p.pack_b && p.b_padded_ld ? p.b_padded_ld : n;
   // A^T's packed rows one cache line longer where k of them would alias
   // (the pass writes a block's columns down 16 of them): row-major
@@ -665,7 +681,8 @@ StatusCode run(Request r) {
   // comes first in the space, B^T (k x n) after it.
   // Such a point on a CPU takes B itself copied into rows one cache line
   // longer where its rows lie a multiple of 4 KiB apart (matmul_padded_ldb:
-  // they would fall into the same few cache sets), after A^T where packed.
+  // they would fall into the same few cache sets) and 3 or more rows of
+  // tiles read them (passes_for), after A^T where packed.
   // B^T is packed into such rows too where n of them would alias.
   // One product (not a batch) whose B rows lie a page apart takes op(B)
   // packed into panels instead (matmul_b_panel_width; B copied, B^T packed

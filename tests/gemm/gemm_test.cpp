@@ -655,8 +655,9 @@ void force_unstaged_point(cl_device_id device, int bits, const Variant** point =
 }
 
 // Rows of B a multiple of 4 KiB apart: a CPU point that reads B in place
-// gets B copied into rows one cache line longer (in the call's temporary
-// space: GemmTempBufferSize counts it), B^T packed into such rows where n
+// gets B copied into rows one cache line longer where 3 or more rows of
+// tiles read it (in the call's temporary space: GemmTempBufferSize counts
+// it; with fewer B is read in place), B^T packed into such rows where n
 // of its rows would alias, A^T too where k of them would, and K in
 // launches of 1024; single,
 // strided (one 3-D copy) and batched (a copy a product) calls, both layouts,
@@ -668,7 +669,8 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
   std::mt19937 rng(std::random_device{}());
   for (int bits : precisions()) {
     SCOPED_TRACE(precision(bits));
-    ASSERT_NO_FATAL_FAILURE(force_unstaged_point(device, bits));
+    const Variant* point = nullptr;
+    ASSERT_NO_FATAL_FAILURE(force_unstaged_point(device, bits, &point));
     // K in one part: a GPU splits the K of a product with fewer tiles than
     // it has units, and the parts' space would join the packing's (the H200
     // added 2 of 33 x 19 floats; Gemm.KSplitIntoPartsMatchesTheReference
@@ -676,24 +678,29 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
     if (bits != 16) ASSERT_EQ(OverrideKParts(device, bits, 1), StatusCode::kSuccess);
     // Past one launch of K where launches are cheap.
     const std::size_t m = 33, n = 19, k = slow() ? 40 : 1100;
+    // Three rows of the point's tiles: B copied.
+    const std::size_t copied_m = 2 * std::size_t(point->param("MWG")) + 1;
     const std::size_t element = std::size_t(bits) / 8, rows_4k = 4096 / element;
     const std::size_t ld = (k + rows_4k - 1) / rows_4k * rows_4k;  // 4 KiB multiples, >= k
     const Layout R = Layout::kRowMajor;
     const Transpose N = Transpose::kNo, T = Transpose::kYes;
     // The bytes the call's packing takes, in row-major with op(A) = A.
-    auto temp_bytes = [&](Transpose tb, std::size_t n_of_c, std::size_t k_of_c, std::size_t ldb) {
+    auto temp_bytes = [&](std::size_t m_of_c, Transpose tb, std::size_t n_of_c,
+                          std::size_t k_of_c, std::size_t ldb) {
       std::size_t size = 1;
-      EXPECT_EQ(temp_buffer_size(bits, R, N, tb, m, n_of_c, k_of_c, ld, ldb, ld, size),
+      EXPECT_EQ(temp_buffer_size(bits, R, N, tb, m_of_c, n_of_c, k_of_c, ld, ldb, ld, size),
                 StatusCode::kSuccess)
           << GemmMessage();
       return size;
     };
-    EXPECT_EQ(temp_bytes(N, n, k, ld), cpu ? k * (ld + 64 / element) * element : 0);
+    EXPECT_EQ(temp_bytes(copied_m, N, n, k, ld), cpu ? k * (ld + 64 / element) * element : 0);
+    // Two rows of tiles: B read in place.
+    EXPECT_EQ(temp_bytes(copied_m - 1, N, n, k, ld), 0u);
     // B^T (n x k, n = 4 KiB of elements) packed into rows of n, longer on a
     // CPU. (K = 40: with 1100 the product's transpose would move less,
     // Gemm.ThinProductsAreComputedAsTheirTranspose.)
     const std::size_t wide = rows_4k;
-    EXPECT_EQ(temp_bytes(T, wide, 40, ld), 40 * (cpu ? wide + 64 / element : wide) * element);
+    EXPECT_EQ(temp_bytes(m, T, wide, 40, ld), 40 * (cpu ? wide + 64 / element : wide) * element);
     // A^T (m x k, k = 4 KiB of elements) packed into rows of k, longer on a CPU.
     {
       std::size_t size = 1;
@@ -711,7 +718,8 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
           }
           Form f;
           f.kind = kind, f.batch = kind == Kind::Single ? 1 : 3, f.layout = layout, f.tb = tb;
-          f.m = m, f.n = n, f.k = kind == Kind::Single ? k : 40, f.alpha = -0.75, f.beta = 0.5;
+          f.m = copied_m, f.n = n, f.k = kind == Kind::Single ? k : 40;
+          f.alpha = -0.75, f.beta = 0.5;
           f.ld_multiple = rows_4k;
           check_forms(bits, {f}, "");
         }

@@ -108,7 +108,8 @@ half FloatToHalf(float value);
 // packing passes put A^T or B^T for the kernels that read an operand
 // from global memory (the CPU-shaped ones), and B (or B^T, or A^T) in rows
 // one cache line longer where its rows lie a multiple of 4 KiB apart (on
-// a CPU: such rows share cache sets; matmul_padded_ldb), or, for one
+// a CPU: such rows share cache sets; matmul_padded_ldb; B only where 3 or
+// more rows of the kernel's tiles read it), or, for one
 // product whose B rows lie a page apart, op(B) packed into panels
 // (matmul_b_panel_width: k x n elements in all), and C^T where one product
 // runs as its transpose (a thin side: the pass then packs the thin
