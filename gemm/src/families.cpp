@@ -262,7 +262,7 @@ cl_event launch_sum_parts(cl_command_queue queue, cl_kernel kernel, int bits, st
   const cl_int M = cl_int(m), N = cl_int(n), P = cl_int(parts), LDC = cl_int(c_ld);
   const cl_long WO = cl_long(w_offset), CO = cl_long(c_offset);
   const Real alpha_real(alpha, bits), beta_real(beta, bits);
-  set_kernel_args(kernel, "gemm_sum_parts, ",
+  set_kernel_args(kernel, "gemm_sum_parts",
            {{sizeof M, &M, "M"},
             {sizeof N, &N, "N"},
             {sizeof P, &P, "parts"},
@@ -275,10 +275,11 @@ cl_event launch_sum_parts(cl_command_queue queue, cl_kernel kernel, int bits, st
             {sizeof LDC, &LDC, "ldc"}});
   const std::size_t global[2] = {n, m};
   cl_event e = nullptr;
-  check_cl(clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, nullptr,
-                                  static_cast<cl_uint>(wait.size()),
-                                  wait.empty() ? nullptr : wait.data(), &e),
-           "clEnqueueNDRangeKernel(gemm_sum_parts)");
+  if (const cl_int err = clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, nullptr,
+                                                static_cast<cl_uint>(wait.size()),
+                                                wait.empty() ? nullptr : wait.data(), &e)) {
+    check_cl(err, "clEnqueueNDRangeKernel(gemm_sum_parts)");
+  }
   return e;
 }
 
@@ -315,12 +316,13 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
   const std::size_t whole_rows = rows / block_rows, whole_cols = cols / block_cols;
   std::vector<cl_event> done;
   auto enqueue = [&](cl_kernel kernel, const char* name, const std::size_t(&global)[3]) {
-    set_kernel_args(kernel, std::string(name) + ", ", args);
+    set_kernel_args(kernel, name, args);
     cl_event e = nullptr;
-    check_cl(clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, nullptr,
-                                    static_cast<cl_uint>(wait.size()),
-                                    wait.empty() ? nullptr : wait.data(), &e),
-             std::string("clEnqueueNDRangeKernel(") + name + ")");
+    if (const cl_int err = clEnqueueNDRangeKernel(queue, kernel, 3, nullptr, global, nullptr,
+                                                  static_cast<cl_uint>(wait.size()),
+                                                  wait.empty() ? nullptr : wait.data(), &e)) {
+      check_cl(err, std::string("clEnqueueNDRangeKernel(") + name + ")");
+    }
     done.push_back(e);
   };
   try {
@@ -372,7 +374,7 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
                               {sizeof(cl_mem), &l.batch_offsets, "batch_offsets"},
                               {sizeof(cl_mem), &l.batch_scalars, "batch_scalars"},
                               {sizeof PB, &PB, "per_batch"}};
-  set_kernel_args(kernel, v.name + ", ", args);
+  set_kernel_args(kernel, v.name, args);
   // One NDIMC x MDIMC work-group per NWG x MWG tile of C, per product.
   const Tile t = tile_of(v);
   const std::size_t global[3] = {(l.n + t.nwg - 1) / t.nwg * t.ndimc,

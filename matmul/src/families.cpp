@@ -22,13 +22,14 @@
 namespace fatcl {
 namespace detail {
 
-void set_kernel_args(cl_kernel kernel, const std::string& prefix,
+void set_kernel_args(cl_kernel kernel, std::string_view what,
                      const std::vector<KernelArg>& args) {
   for (cl_uint i = 0; i < args.size(); ++i) {
     // The message only where it is thrown: a GEMM launch sets 24
     // arguments, and each message was a string built on every call.
     if (const cl_int err = clSetKernelArg(kernel, i, args[i].size, args[i].value)) {
-      check_cl(err, "clSetKernelArg(" + prefix + args[i].name + ")");
+      check_cl(err, "clSetKernelArg(" + std::string(what) + (what.empty() ? "" : ", ") +
+                        args[i].name + ")");
     }
   }
 }
@@ -46,7 +47,7 @@ cl::Event set_and_enqueue(const cl::CommandQueue& queue, cl_kernel kernel, const
   if (const cl_int err = clEnqueueNDRangeKernel(queue(), kernel, dims, nullptr, global, local,
                                                 static_cast<cl_uint>(wait.size()),
                                                 wait.empty() ? nullptr : wait.data(), &done)) {
-    check_cl(err, std::string("clEnqueueNDRangeKernel(") + what +
+    check_cl(err, std::string("clEnqueueNDRangeKernel(") + what + (*what ? ", " : "") +
                       (local ? std::to_string(local[0]) + "x" + std::to_string(local[1]) +
                                    " work-groups"
                              : std::string()) +
@@ -117,7 +118,7 @@ cl::Event launch_splitk_sum(const cl::CommandQueue& queue, const cl::Kernel& sum
   group = std::min(group, kSumGroup);
   const std::size_t global[2] = {(n + group - 1) / group * group, m};
   const std::size_t local[2] = {group, 1};
-  return set_and_enqueue(queue, sum(), "matmul_splitk_sum, ", args, global, local, wait);
+  return set_and_enqueue(queue, sum(), "matmul_splitk_sum", args, global, local, wait);
 }
 
 std::vector<cl_event> copy_rows(cl_command_queue queue, cl_mem x,

@@ -654,6 +654,27 @@ void force_unstaged_point(cl_device_id device, int bits, const Variant** point =
   if (point) *point = unstaged;
 }
 
+// force_unstaged_point with K in one part: a GPU splits the K of a product
+// with fewer tiles than it has units, and the parts' space would join the
+// packing's (the H200 added 2 of 33 x 19 floats to the copy's;
+// Gemm.KSplitIntoPartsMatchesTheReference counts it). Half precision is
+// never split.
+void force_unstaged_point_whole_k(cl_device_id device, int bits,
+                                  const Variant** point = nullptr) {
+  ASSERT_NO_FATAL_FAILURE(force_unstaged_point(device, bits, point));
+  if (bits != 16) ASSERT_EQ(OverrideKParts(device, bits, 1), StatusCode::kSuccess);
+}
+
+// Lifts what force_unstaged_point_whole_k forced, however the test ends.
+struct Unforced {
+  cl_device_id device;
+  int bits;
+  ~Unforced() {
+    OverrideVariant(device, bits, "");
+    if (bits != 16) OverrideKParts(device, bits, 0);
+  }
+};
+
 // Rows of B a multiple of 4 KiB apart: a CPU point that reads B in place
 // gets B copied into rows one cache line longer where 3 or more rows of
 // tiles read it (in the call's temporary space: GemmTempBufferSize counts
@@ -670,12 +691,8 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
   for (int bits : precisions()) {
     SCOPED_TRACE(precision(bits));
     const Variant* point = nullptr;
-    ASSERT_NO_FATAL_FAILURE(force_unstaged_point(device, bits, &point));
-    // K in one part: a GPU splits the K of a product with fewer tiles than
-    // it has units, and the parts' space would join the packing's (the H200
-    // added 2 of 33 x 19 floats; Gemm.KSplitIntoPartsMatchesTheReference
-    // counts it).
-    if (bits != 16) ASSERT_EQ(OverrideKParts(device, bits, 1), StatusCode::kSuccess);
+    const Unforced lift{device, bits};
+    ASSERT_NO_FATAL_FAILURE(force_unstaged_point_whole_k(device, bits, &point));
     // Past one launch of K where launches are cheap.
     const std::size_t m = 33, n = 19, k = slow() ? 40 : 1100;
     // Three rows of the point's tiles: B copied.
@@ -733,8 +750,6 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
       g.ta = T, g.m = m, g.n = n, g.k = rows_4k, g.alpha = -0.75, g.beta = 0.5;
       check_forms(bits, {g}, "");
     }
-    OverrideVariant(device, bits, "");
-    if (bits != 16) OverrideKParts(device, bits, 0);
   }
 }
 
@@ -869,8 +884,8 @@ TEST(Gemm, BothOperandsTransposedAreComputedAsTheTranspose) {
   cl_device_id device = runtime().cl.device();
   for (int bits : precisions()) {
     SCOPED_TRACE(precision(bits));
-    ASSERT_NO_FATAL_FAILURE(force_unstaged_point(device, bits));
-    if (bits != 16) ASSERT_EQ(OverrideKParts(device, bits, 1), StatusCode::kSuccess);
+    const Unforced lift{device, bits};
+    ASSERT_NO_FATAL_FAILURE(force_unstaged_point_whole_k(device, bits));
     const std::size_t element = std::size_t(bits) / 8, side = slow() ? 37 : 150;
     for (Layout layout : {Layout::kRowMajor, Layout::kColMajor}) {
       Form f;
@@ -884,8 +899,6 @@ TEST(Gemm, BothOperandsTransposedAreComputedAsTheTranspose) {
         check_forms(bits, {f}, "");
       }
     }
-    OverrideVariant(device, bits, "");
-    if (bits != 16) OverrideKParts(device, bits, 0);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fatcl/checked_run.hpp"
@@ -253,9 +254,10 @@ struct KernelArg {
   const char* name;
 };
 // Sets `args` on `kernel` from index 0; a failure throws fatcl::Error
-// naming the call as "clSetKernelArg(<prefix><argument's name>)". The
-// matmul and GEMM launches' one way to set their arguments.
-void set_kernel_args(cl_kernel kernel, const std::string& prefix,
+// naming the call as "clSetKernelArg(<what>, <argument's name>)" (without
+// "<what>, " where `what` is empty). The matmul and GEMM launches' one way
+// to set their arguments; nothing is built unless a set fails.
+void set_kernel_args(cl_kernel kernel, std::string_view what,
                      const std::vector<KernelArg>& args);
 
 // Enqueues copies of `rows` x `cols` row-major matrices of `element`-byte
