@@ -680,7 +680,7 @@ struct Unforced {
 // tiles read it (in the call's temporary space: GemmTempBufferSize counts
 // it; with fewer B is read in place), B^T packed into such rows where n
 // of its rows would alias, A^T too where k of them would, and K in
-// launches of 1024; single,
+// launches of 512 (the rows a page apart); single,
 // strided (one 3-D copy) and batched (a copy a product) calls, both layouts,
 // op(B) plain and transposed, every precision the device has.
 TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
