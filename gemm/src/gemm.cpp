@@ -464,8 +464,6 @@ double tile_waste(const Planned& chosen, std::size_t m, std::size_t n) {
 // The rows of tiles from which a CPU point gets B copied into longer rows
 // (passes_for).
 constexpr std::size_t kCopiedBMinTileRows = 3;
-// K per launch on a CPU where B's rows lie a page apart or more (run()).
-constexpr std::size_t kPageBytes = 4096, kCpuPagedKPerLaunch = 512;
 
 Passes passes_for(const Variant& variant, const std::string& kernel, const DeviceCaps& caps,
                   bool a_trans, bool b_trans, std::size_t m, std::size_t n, std::size_t k_used,
@@ -487,9 +485,9 @@ Passes passes_for(const Variant& variant, const std::string& kernel, const Devic
   // (one or two rows of tiles) took 2.9 to 3.8 ms with B copied, 2.1 to
   // 2.4 ms read in place; 64 x 2048 x 2048 (two to four rows) 4.4 to 5.3
   // against 3.8 to 4.7; 96 x 2048 x 2048 was level, and 512 x 2048 x 128
-  // (16 rows and more, B 1 MiB) took 1.37 copied,
-  // 1.61 in place (PoCL, 2 Zen 4 cores, 2026-12-05, calls in turn; the
-  // copy of B alone took 1.1 to 1.3 ms).
+  // (16 rows and more, B 1 MiB) took 1.37 copied, 1.61 in place (PoCL,
+  // 2 Zen 4 cores, 2026-12-05, calls in turn; the copy of B alone took 1.1
+  // to 1.3 ms).
   if (p.b_padded_ld && !b_trans && !p.panel) {
     const std::size_t mwg = std::size_t(variant.param("MWG"));
     p.copy_b = (m + mwg - 1) / mwg >= kCopiedBMinTileRows;
@@ -939,21 +937,12 @@ StatusCode run(Request r) {
     l.batch_offsets = l.batch_scalars = unused();
   }
   // K in parts of at most k_per_launch (a driver's loop limit; on a CPU,
-  // for a point that reads B in place, what keeps its panels in the caches),
-  // each after the first adding to C.
-  std::size_t k_per_launch = matmul_k_per_launch(
-      facts.caps, blocked ? MatmulKernel::Blocked : MatmulKernel::Naive, chosen.variant);
-  // Such a point whose B rows (as the launches read them, panels aside) lie
-  // a page or more apart touches a page per row of K in each launch's walk:
-  // launches of kCpuPagedKPerLaunch keep both cores' walks in the TLB.
-  // Row-major 32 x 2048 x 2048 (B in place, rows 8 KiB apart), the kernel
-  // alone in launches of 2048 / 1024 / 512: 4.8 / 1.64-1.76 / 1.49-1.58 ms
-  // on Intel's runtime, 2.7 / 1.72-1.90 / 1.71-1.81 on PoCL (2 Zen 4 cores,
-  // 2026-12-05).
-  if (blocked && !panel && (facts.caps.device_type & CL_DEVICE_TYPE_CPU) != 0 &&
-      chosen.variant.param("SB") == 0 && l.b_ld * element >= kPageBytes) {
-    k_per_launch = std::min(k_per_launch, kCpuPagedKPerLaunch);
-  }
+  // for a point that reads B in place, what keeps its panels in the caches,
+  // and shorter where the rows it reads B from lie a page apart: a panel's
+  // rows are its width apart), each after the first adding to C.
+  const std::size_t k_per_launch =
+      matmul_k_per_launch(facts.caps, blocked ? MatmulKernel::Blocked : MatmulKernel::Naive,
+                          chosen.variant, (panel ? panel : l.b_ld) * element);
   // With K split, the whole parts as a batch, each into its own m x n of
   // the space (alpha 1, beta 0), product p's operands part_k further along
   // K than p - 1's; the rest of K added onto the last one's.

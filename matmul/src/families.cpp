@@ -731,6 +731,8 @@ std::size_t matmul_k_per_launch(const DeviceCaps& caps) {
 
 namespace {
 
+constexpr std::size_t kPageBytes = 4096;
+
 // A blocked point on a CPU that reads B from global memory.
 bool cpu_reads_b_in_place(MatmulKernel family, const Variant& variant, const DeviceCaps& caps) {
   return family == MatmulKernel::Blocked && param_or(variant, "SB", 1) == 0 &&
@@ -740,9 +742,11 @@ bool cpu_reads_b_in_place(MatmulKernel family, const Variant& variant, const Dev
 }  // namespace
 
 std::size_t matmul_k_per_launch(const DeviceCaps& caps, MatmulKernel family,
-                                const Variant& variant) {
+                                const Variant& variant, std::size_t b_row_bytes) {
   const std::size_t most = matmul_k_per_launch(caps);
-  return cpu_reads_b_in_place(family, variant, caps) ? std::min(most, kMatmulCpuKPerLaunch) : most;
+  if (!cpu_reads_b_in_place(family, variant, caps)) return most;
+  return std::min(most, b_row_bytes >= kPageBytes ? kMatmulCpuPagedKPerLaunch
+                                                  : kMatmulCpuKPerLaunch);
 }
 
 std::size_t matmul_padded_ldb(MatmulKernel family, const Variant& variant, const DeviceCaps& caps,
@@ -756,7 +760,6 @@ std::size_t matmul_b_panel_width(MatmulKernel family, const Variant& variant,
                                  const DeviceCaps& caps, std::size_t m, std::size_t n,
                                  std::size_t k, std::size_t element_bytes) {
   if (!cpu_reads_b_in_place(family, variant, caps)) return 0;
-  constexpr std::size_t kPageBytes = 4096;
   const std::size_t width = std::size_t(variant.param("NWG"));
   const std::size_t tile_rows = std::size_t(variant.param("MWG"));
   const std::size_t units = std::max<cl_uint>(1, caps.compute_units);

@@ -679,6 +679,13 @@ TEST(MatmulFamilies, LaunchesAreToldApartFromComputing) {
   cpu.device_type = CL_DEVICE_TYPE_CPU;
   cpu.compute_units = 2;
   EXPECT_EQ(matmul_k_per_launch(cpu, MatmulKernel::Blocked, in_place), kMatmulCpuKPerLaunch);
+  // B's rows a page or more apart (the GEMM entry points say so): shorter.
+  EXPECT_EQ(matmul_k_per_launch(cpu, MatmulKernel::Blocked, in_place, 4095), kMatmulCpuKPerLaunch);
+  EXPECT_EQ(matmul_k_per_launch(cpu, MatmulKernel::Blocked, in_place, 4096),
+            kMatmulCpuPagedKPerLaunch);
+  EXPECT_EQ(matmul_k_per_launch(cpu, MatmulKernel::Blocked, big, 8192), kMatmulMaxKPerLaunch);
+  EXPECT_EQ(matmul_k_per_launch(gpu, MatmulKernel::Blocked, in_place, 8192),
+            kMatmulMaxKPerLaunch);
   EXPECT_EQ(matmul_k_per_launch(cpu, MatmulKernel::Blocked, big), kMatmulMaxKPerLaunch);
   EXPECT_EQ(matmul_k_per_launch(gpu, MatmulKernel::Blocked, in_place), kMatmulMaxKPerLaunch);
   EXPECT_EQ(blocked.description().launches(in_place, cpu, {200, 3000, 3000}), 3);

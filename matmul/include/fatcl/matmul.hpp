@@ -194,9 +194,17 @@ std::size_t matmul_k_per_launch(const DeviceCaps& caps);
 // cores, the 64 x 64 point: 4096^3 58 -> 135 GFLOP/s on PoCL and 38 -> 189
 // on Intel's runtime, 3072^3 75 -> 131 and 57 -> 177; 2048^3 level on PoCL,
 // 156 -> 167 on Intel's), each launch after the first adding to C.
+// `b_row_bytes`: how far apart the rows of B the launches read lie (0: not
+// given; Matmul gives none). Where they lie a page or more apart, such a
+// point walks a page per row of K, and launches of kMatmulCpuPagedKPerLaunch
+// keep both cores' walks in the TLB (row-major 32 x 2048 x 2048, B's rows
+// 8 KiB apart, the kernel alone in launches of 2048 / 1024 / 512: 4.8 /
+// 1.64-1.76 / 1.49-1.58 ms on Intel's runtime, 2.7 / 1.72-1.90 / 1.71-1.81
+// on PoCL; 2 Zen 4 cores, 2026-12-05).
 constexpr std::size_t kMatmulCpuKPerLaunch = 1024;
+constexpr std::size_t kMatmulCpuPagedKPerLaunch = 512;
 std::size_t matmul_k_per_launch(const DeviceCaps& caps, MatmulKernel family,
-                                const Variant& variant);
+                                const Variant& variant, std::size_t b_row_bytes = 0);
 
 // The leading dimension B is copied to before a product, or 0 to read B
 // where it lies. A CPU point of the blocked family that reads B from global
