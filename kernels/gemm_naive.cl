@@ -37,6 +37,8 @@
 #error "gemm_naive.cl: PRECISION is 16, 32 or 64"
 #endif
 
+#include "gemm_product.h"
+
 __kernel __attribute__((reqd_work_group_size(WG, WG, 1)))
 void gemm_naive(const int M, const int N, int K, const int k_begin, const int accumulate,
                 const real alpha_arg, const real beta_arg,
@@ -51,27 +53,7 @@ void gemm_naive(const int M, const int N, int K, const int k_begin, const int ac
   const int col = (int)get_global_id(0), row = (int)get_global_id(1);
   const int z = (int)get_group_id(2);
   if (row >= M || col >= N) return;
-  long a_offset, b_offset, c_offset;
-  real alpha, beta;
-  if (per_batch) {
-    a_offset = batch_offsets[3 * z];
-    b_offset = batch_offsets[3 * z + 1];
-    c_offset = batch_offsets[3 * z + 2];
-    alpha = batch_scalars[2 * z];
-    beta = batch_scalars[2 * z + 1];
-  } else {
-    a_offset = a_offset_arg + z * a_stride;
-    b_offset = b_offset_arg + z * b_stride;
-    c_offset = c_offset_arg + z * c_stride;
-    alpha = alpha_arg;
-    beta = beta_arg;
-  }
-  if (accumulate) beta = (real)1;
-  if (alpha == (real)0) K = 0;
-  /* op(A)(row, k) at row * a_rs + k * a_ks, op(B)(k, col) at k * b_rs +
-   * col * b_cs; this launch's part of K starts at k_begin. */
-  const long a_rs = a_trans ? 1 : lda, a_ks = a_trans ? lda : 1;
-  const long b_rs = b_trans ? 1 : ldb, b_cs = b_trans ? ldb : 1;
+  GEMM_PRODUCT(z);
   __global const storage* a = A + a_offset + (long)k_begin * a_ks + (long)row * a_rs;
   __global const storage* b = B + b_offset + (long)k_begin * b_rs + (long)col * b_cs;
   real sum = (real)0;

@@ -204,16 +204,24 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
   const Plan p = plan(family.manifest(), caps, {}, family.description().ranking);
   // The (variant, tier) pairs to force: each variant once in the loader's
   // order, or in each asked tier the device takes it in.
-  std::vector<std::pair<const Variant*, std::optional<Tier>>> forced;
-  if (o.variants && o.tiers.empty()) {
-    for (const Variant* v : p.variants()) forced.push_back({v, std::nullopt});
-  } else if (o.variants) {
-    for (const Candidate& c : p.chain) {
-      if (std::find(o.tiers.begin(), o.tiers.end(), c.tier) != o.tiers.end()) {
-        forced.push_back({c.variant, c.tier});
+  using Forced = std::vector<std::pair<const Variant*, std::optional<Tier>>>;
+  auto to_force = [&](const Plan& p) {
+    Forced forced;
+    if (o.variants && o.tiers.empty()) {
+      for (const Variant* v : p.variants()) forced.push_back({v, std::nullopt});
+    } else if (o.variants) {
+      for (const Candidate& c : p.chain) {
+        if (std::find(o.tiers.begin(), o.tiers.end(), c.tier) != o.tiers.end()) {
+          forced.push_back({c.variant, c.tier});
+        }
       }
     }
-  }
+    return forced;
+  };
+  const Forced forced = to_force(p);
+  const Family& lanes = gemm_lanes_family(f.bits);
+  const Forced lanes_forced =
+      to_force(plan(lanes.manifest(), caps, {}, lanes.description().ranking));
   std::mt19937 rng(std::random_device{}());
   for (const BenchShape& shape : shapes) {
     check_problem_fits(caps, shape.m * f.batch, shape.n, shape.k, "fatcl bench");
@@ -246,6 +254,16 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
         OverrideVariant(id, f.bits, v->name, tier);
         return run_fatcl(q, f, call);
       });
+    }
+    // The lanes family's points where GemmLanesFit holds, forced as
+    // the blocked family's are.
+    if (o.variants && GemmLanesFit(caps, shape.m, shape.n, shape.k, f.batch)) {
+      for (const auto& [v, tier] : lanes_forced) {
+        add("variant", v, tier, [&, v = v, tier = tier] {
+          OverrideVariant(id, f.bits, v->name, tier);
+          return run_fatcl(q, f, call);
+        });
+      }
     }
     for (const GemmExternal& x : o.external) {
       add(x.name, nullptr, std::nullopt, [&] { return x.run(q, f, call); });
@@ -291,7 +309,7 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
         e.gflops = flop / e.ms / 1e6;
       }
       // Listed before the external libraries, as the report reads them.
-      row.entries.insert(row.entries.begin() + std::ptrdiff_t(1 + forced.size()), e);
+      row.entries.insert(row.entries.end() - std::ptrdiff_t(o.external.size()), e);
     }
     OverrideVariant(id, f.bits, "");
     for (const GemmBenchEntry& e : row.entries) {

@@ -10,15 +10,18 @@
 #include <vector>
 
 #include "dgemm_blocked.hpp"
+#include "dgemm_lanes.hpp"
 #include "dgemm_naive.hpp"
 #include "fatcl/matmul.hpp"
 #include "gemm_sum_parts.hpp"
 #include "gemm_transpose.hpp"
 #include "gemm_transpose_block.h"
 #include "hgemm_blocked.hpp"
+#include "hgemm_lanes.hpp"
 #include "hgemm_naive.hpp"
 #include "launch.hpp"
 #include "sgemm_blocked.hpp"
+#include "sgemm_lanes.hpp"
 #include "sgemm_naive.hpp"
 #include "shipped_tuning.hpp"
 
@@ -181,7 +184,9 @@ Family make_family(const EmbeddedFamily& embedded, int bits) {
   return Family(embedded, std::move(d));
 }
 
-Family make_naive_family(const EmbeddedFamily& embedded, int bits) {
+// The reference path's and the lanes family's: their points in the
+// manifest's order, each tried on a small product first.
+Family make_plain_family(const EmbeddedFamily& embedded, int bits) {
   FamilyDescription d;
   d.trial = [bits](const cl::Context& context, const cl::Device& device, const cl::Kernel& k,
                    const Variant& v) { return trial(context, device, k, v, bits); };
@@ -221,10 +226,17 @@ const Family& gemm_family(int bits) {
 }
 
 const Family& gemm_naive_family(int bits) {
-  static const Family s = detail::make_naive_family(kernels::sgemm_naive(), 32);
-  static const Family d = detail::make_naive_family(kernels::dgemm_naive(), 64);
-  static const Family h = detail::make_naive_family(kernels::hgemm_naive(), 16);
+  static const Family s = detail::make_plain_family(kernels::sgemm_naive(), 32);
+  static const Family d = detail::make_plain_family(kernels::dgemm_naive(), 64);
+  static const Family h = detail::make_plain_family(kernels::hgemm_naive(), 16);
   return of_bits(bits, h, s, d, "gemm_naive_family");
+}
+
+const Family& gemm_lanes_family(int bits) {
+  static const Family s = detail::make_plain_family(kernels::sgemm_lanes(), 32);
+  static const Family d = detail::make_plain_family(kernels::dgemm_lanes(), 64);
+  static const Family h = detail::make_plain_family(kernels::hgemm_lanes(), 16);
+  return of_bits(bits, h, s, d, "gemm_lanes_family");
 }
 
 std::size_t GemmKParts(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,

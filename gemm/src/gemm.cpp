@@ -132,6 +132,8 @@ Kept& kept() {
 }
 
 int size_class(std::size_t x) { return x == 0 ? -1 : int(std::lround(std::log2(double(x)))); }
+// GemmLanesFit's largest size class of M, N and K (32: 23 to 45).
+constexpr int kLanesMostClass = 5;
 
 DeviceFacts facts_of(cl_device_id id) {
   const cl::Device device(id, true);
@@ -1075,6 +1077,12 @@ Request request(Layout layout, Transpose a_transpose, Transpose b_transpose, std
 
 }  // namespace
 
+bool GemmLanesFit(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
+                  std::size_t batch) {
+  return caps.is_gpu() && size_class(batch) >= 1 && size_class(m) <= kLanesMostClass &&
+         size_class(n) <= kLanesMostClass && size_class(k) <= kLanesMostClass;
+}
+
 template <typename T>
 StatusCode Gemm(const Layout layout, const Transpose a_transpose, const Transpose b_transpose,
                 const size_t m, const size_t n, const size_t k, const T alpha,
@@ -1194,13 +1202,14 @@ StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& var
   try {
     const Family& family = gemm_family(bits);
     const Family& naive = gemm_naive_family(bits);
+    const Family& lanes = gemm_lanes_family(bits);
     Kept& all = kept();
     std::lock_guard<std::mutex> lock(all.mutex);
     if (variant.empty()) {
       all.overrides.erase({device, bits});
       return StatusCode::kSuccess;
     }
-    for (const Family* f : {&family, &naive}) {
+    for (const Family* f : {&family, &naive, &lanes}) {
       for (const Variant& v : f->manifest().variants) {
         if (v.name == variant) {
           all.overrides[{device, bits}] = {variant, tier, f};
@@ -1208,8 +1217,8 @@ StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& var
         }
       }
     }
-    g_message = family.manifest().family + " and " + naive.manifest().family +
-                " have no variant \"" + variant.substr(0, 100) + "\"";
+    g_message = family.manifest().family + ", " + naive.manifest().family + " and " +
+                lanes.manifest().family + " have no variant \"" + variant.substr(0, 100) + "\"";
   } catch (const Error& e) {
     g_message = e.what();
   }

@@ -591,7 +591,8 @@ $L__BB0_14:
 }
 )fatcl";
 
-const char kSource[] = R"fatcl(/* The GEMM's reference path: one work-item per element of C, each a plain
+const char kSource[] = R"fatcl(#line 1 "gemm_naive.cl"
+/* The GEMM's reference path: one work-item per element of C, each a plain
  * loop over K. It takes gemm_blocked.cl's arguments, in its order and with
  * its meaning (read that file's comment), so that the entry points launch
  * either: C = alpha * op(A) * op(B) + beta * C, row-major (the host turns a
@@ -630,6 +631,39 @@ const char kSource[] = R"fatcl(/* The GEMM's reference path: one work-item per e
 #error "gemm_naive.cl: PRECISION is 16, 32 or 64"
 #endif
 
+#line 1 "gemm_product.h"
+/* The product of the batch that a work-group of gemm_naive.cl or
+ * gemm_lanes.cl computes, from the arguments both take (gemm_blocked.cl's,
+ * read its comment): product z's offsets a_offset, b_offset, c_offset and
+ * its alpha and beta (per_batch: from batch_offsets and batch_scalars; else
+ * the arguments, z strides further), beta 1 where `accumulate`, K 0 where
+ * alpha is 0 (A and B are then not read), and the steps a_rs, a_ks, b_rs,
+ * b_cs: op(A)(row, k) at row * a_rs + k * a_ks, op(B)(k, col) at k * b_rs +
+ * col * b_cs. (gemm_blocked.cl keeps its own copy of these lines: a change
+ * to its text would void its shipped source-tier entries until they are
+ * measured again.) */
+#define GEMM_PRODUCT(z)                                        \
+  long a_offset, b_offset, c_offset;                           \
+  real alpha, beta;                                            \
+  if (per_batch) {                                             \
+    a_offset = batch_offsets[3 * (z)];                         \
+    b_offset = batch_offsets[3 * (z) + 1];                     \
+    c_offset = batch_offsets[3 * (z) + 2];                     \
+    alpha = batch_scalars[2 * (z)];                            \
+    beta = batch_scalars[2 * (z) + 1];                         \
+  } else {                                                     \
+    a_offset = a_offset_arg + (z) * a_stride;                  \
+    b_offset = b_offset_arg + (z) * b_stride;                  \
+    c_offset = c_offset_arg + (z) * c_stride;                  \
+    alpha = alpha_arg;                                         \
+    beta = beta_arg;                                           \
+  }                                                            \
+  if (accumulate) beta = (real)1;                              \
+  if (alpha == (real)0) K = 0;                                 \
+  const long a_rs = a_trans ? 1 : lda, a_ks = a_trans ? lda : 1; \
+  const long b_rs = b_trans ? 1 : ldb, b_cs = b_trans ? ldb : 1
+#line 41 "gemm_naive.cl"
+
 __kernel __attribute__((reqd_work_group_size(WG, WG, 1)))
 void gemm_naive(const int M, const int N, int K, const int k_begin, const int accumulate,
                 const real alpha_arg, const real beta_arg,
@@ -644,27 +678,7 @@ void gemm_naive(const int M, const int N, int K, const int k_begin, const int ac
   const int col = (int)get_global_id(0), row = (int)get_global_id(1);
   const int z = (int)get_group_id(2);
   if (row >= M || col >= N) return;
-  long a_offset, b_offset, c_offset;
-  real alpha, beta;
-  if (per_batch) {
-    a_offset = batch_offsets[3 * z];
-    b_offset = batch_offsets[3 * z + 1];
-    c_offset = batch_offsets[3 * z + 2];
-    alpha = batch_scalars[2 * z];
-    beta = batch_scalars[2 * z + 1];
-  } else {
-    a_offset = a_offset_arg + z * a_stride;
-    b_offset = b_offset_arg + z * b_stride;
-    c_offset = c_offset_arg + z * c_stride;
-    alpha = alpha_arg;
-    beta = beta_arg;
-  }
-  if (accumulate) beta = (real)1;
-  if (alpha == (real)0) K = 0;
-  /* op(A)(row, k) at row * a_rs + k * a_ks, op(B)(k, col) at k * b_rs +
-   * col * b_cs; this launch's part of K starts at k_begin. */
-  const long a_rs = a_trans ? 1 : lda, a_ks = a_trans ? lda : 1;
-  const long b_rs = b_trans ? 1 : ldb, b_cs = b_trans ? ldb : 1;
+  GEMM_PRODUCT(z);
   __global const storage* a = A + a_offset + (long)k_begin * a_ks + (long)row * a_rs;
   __global const storage* b = B + b_offset + (long)k_begin * b_rs + (long)col * b_cs;
   real sum = (real)0;
@@ -697,7 +711,7 @@ const char kManifest[] = R"fatcl({
   "kernel": "gemm_naive",
   "language": "CL1.2",
   "source_file": "gemm_naive.cl",
-  "source_sha256": "cde7bd9677614a76bb5ef2ae24fc09c6ffb63473a8a6a117c6e6e90f9452d9da",
+  "source_sha256": "eaa18d93448a78aea93d42e422d7f86a646de4b758f999c5892807cba7fdf948",
   "toolchain": {
     "clang": "Debian clang version 15.0.6",
     "llc": "Debian LLVM version 15.0.6",

@@ -130,6 +130,9 @@ struct Form {
   // Leading dimensions rounded up to a multiple of this many elements, and
   // a strided batch's products a whole number of rows apart (0: neither).
   std::size_t ld_multiple = 0;
+  // The first product's offsets a multiple of this many elements (0: 3, 5
+  // and 2 elements in, for A, B and C).
+  std::size_t offset_multiple = 0;
   std::string describe(int bits) const {
     return std::string(precision(bits)) + " " + name(layout) + " " + name(ta) + name(tb) +
            " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " " +
@@ -158,7 +161,9 @@ Operand operand(Layout l, bool trans, std::size_t r, std::size_t c, const Form& 
   o.ld = one + 3;
   if (f.ld_multiple) o.ld = (o.ld + f.ld_multiple - 1) / f.ld_multiple * f.ld_multiple;
   o.span = o.ld * two + (f.ld_multiple ? 0 : stride_extra);
-  std::size_t at = first_offset;
+  std::size_t at = f.offset_multiple
+                       ? (first_offset + f.offset_multiple - 1) / f.offset_multiple * f.offset_multiple
+                       : first_offset;
   for (std::size_t i = 0; i < f.batch; ++i) {
     o.offsets.push_back(at);
     at += o.span + (uneven ? 2 * i + 1 : 0);
@@ -942,7 +947,8 @@ TEST(Gemm, EveryVariantOfEachPrecision) {
   }
   // A name no family has is refused; "" lifts the override.
   EXPECT_EQ(OverrideVariant(device, 32, "sgemm_blocked_NO_SUCH"), StatusCode::kInvalidOverrideKernel);
-  EXPECT_NE(GemmMessage().find("sgemm_blocked and sgemm_naive have no variant"), std::string::npos)
+  EXPECT_NE(GemmMessage().find("sgemm_blocked, sgemm_naive and sgemm_lanes have no variant"),
+            std::string::npos)
       << GemmMessage();
   for (int bits : precisions()) EXPECT_EQ(OverrideVariant(device, bits, ""), StatusCode::kSuccess);
 }
@@ -975,6 +981,53 @@ TEST(Gemm, TheReferencePathComputesEveryForm) {
       }
     }
     EXPECT_EQ(check_forms(bits, list, naive + ": "), 0u);
+    EXPECT_EQ(OverrideVariant(device, bits, ""), StatusCode::kSuccess);
+  }
+}
+
+// The lanes family (forced; the entry points take it for batches of small
+// products on GPUs): every layout x op(A) x op(B), alpha 0, 1 and another,
+// beta 0 and another, single, batched and strided-batched, on a ragged
+// product in one K slice, a 32^3 one whose rows are aligned to the vector
+// (slices loaded as vectors where not transposed; the batched call's later
+// products are not aligned) and one of two tiles each way over three slices,
+// the last ragged; the slow runtimes one shape a form.
+TEST(Gemm, TheLanesFamilyComputesEveryForm) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  cl_device_id device = runtime().cl.device();
+  const std::array<std::size_t, 3> shapes[] = {{33, 19, 9}, {32, 32, 32}, {64, 40, 70}};
+  for (int bits : precisions()) {
+    for (const Variant& v : gemm_lanes_family(bits).manifest().variants) {
+      ASSERT_EQ(OverrideVariant(device, bits, v.name), StatusCode::kSuccess) << GemmMessage();
+      std::vector<Form> list;
+      const double alphas[] = {1, -0.75, 0};
+      const double betas[] = {0, 0.5};
+      std::size_t i = 0;
+      for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
+        for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
+          for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+            for (std::size_t s = 0; s < 3; ++s, ++i) {
+              if (slow() && s != i / 3 % 3) continue;
+              Form f;
+              f.layout = l, f.ta = ta, f.tb = tb;
+              f.m = shapes[s][0], f.n = shapes[s][1], f.k = shapes[s][2];
+              if (s == 1) f.ld_multiple = f.offset_multiple = 4;
+              // Each op pair's shapes take every kind (the aligned 32^3 NN one
+              // called singly in row-major order).
+              const std::size_t kind = (i / 3 + s) % 3;
+              f.alpha = alphas[(i / 3 + 2 * s) % 3], f.beta = betas[(i + i / 3) % 2];
+              f.kind = kind == 0 ? Kind::Single : kind == 1 ? Kind::Batched : Kind::Strided;
+              f.batch = f.kind == Kind::Single ? 1 : 3;
+              list.push_back(f);
+            }
+          }
+        }
+      }
+      const std::size_t failures = check_forms(bits, list, v.name + ": ");
+      std::cout << v.name << ": " << list.size() - failures << " of " << list.size()
+                << " forms right\n";
+      EXPECT_EQ(failures, 0u);
+    }
     EXPECT_EQ(OverrideVariant(device, bits, ""), StatusCode::kSuccess);
   }
 }
@@ -1088,7 +1141,7 @@ TEST(Gemm, OfflineChoiceFromTheDescriptionEqualsLoad) {
   ASSERT_EQ(d.size(), 1u);
   std::vector<int> bits = slow() ? std::vector<int>{32} : precisions();
   for (int b : bits) {
-    for (const Family* family : {&gemm_family(b), &gemm_naive_family(b)}) {
+    for (const Family* family : {&gemm_family(b), &gemm_naive_family(b), &gemm_lanes_family(b)}) {
       LoadOptions o;
       o.store = std::make_shared<Store>();
       o.cache = std::make_shared<ProgramCache>();

@@ -460,6 +460,29 @@ TEST(MatmulFamilies, GemmSplitsKWhereTheTilesLeaveUnitsIdle) {
   EXPECT_EQ(GemmKParts(cpu, 32, 32, 32, 1 << 20), 1u);
 }
 
+TEST(MatmulFamilies, TheLanesFamilyFitsBatchesOfSmallProductsOnAGpu) {
+  DeviceCaps gpu = device(48, 1024, 3, 0, "");
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  gpu.compute_units = 132;
+  EXPECT_TRUE(GemmLanesFit(gpu, 32, 32, 32, 10000));
+  EXPECT_TRUE(GemmLanesFit(gpu, 45, 23, 1, 2));
+  // One product, or a side past size class 32 (46 rounds to 64).
+  EXPECT_FALSE(GemmLanesFit(gpu, 32, 32, 32, 1));
+  EXPECT_FALSE(GemmLanesFit(gpu, 46, 32, 32, 10000));
+  EXPECT_FALSE(GemmLanesFit(gpu, 32, 46, 32, 10000));
+  EXPECT_FALSE(GemmLanesFit(gpu, 32, 32, 128, 1000));
+  DeviceCaps cpu = gpu;
+  cpu.device_type = CL_DEVICE_TYPE_CPU;
+  EXPECT_FALSE(GemmLanesFit(cpu, 32, 32, 32, 10000));
+  // Its points launch as the blocked family's do: NDIMC x MDIMC a tile.
+  for (int bits : {16, 32, 64}) {
+    for (const Variant& v : gemm_lanes_family(bits).manifest().variants) {
+      EXPECT_EQ(v.param("NWG"), v.param("NDIMC")) << v.name;
+      EXPECT_EQ(v.param("MWG") % v.param("MDIMC"), 0) << v.name;
+    }
+  }
+}
+
 TEST(MatmulFamilies, ANeighboursEntryDoesNotTellApartSpeedsWithinItsResolution) {
   const Family& sgemm = gemm_family(32);
   const Manifest& m = sgemm.manifest();

@@ -123,6 +123,7 @@ int run_validate(const Options& o) {
     for (int bits : {16, 32, 64}) {
       families.push_back(&gemm_family(bits));
       families.push_back(&gemm_naive_family(bits));
+      families.push_back(&gemm_lanes_family(bits));
     }
   }
   DeviceCheckOptions options;

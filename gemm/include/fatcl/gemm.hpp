@@ -181,10 +181,23 @@ const Family& gemm_family(int bits);
 // other bits.
 const Family& gemm_naive_family(int bits);
 
-// Forces the variant (one of gemm_family(bits)'s or gemm_naive_family(bits)'s,
-// by name) and, where given, the tier that the entry points run `bits`-bit
-// products with on `device`, for tests, benchmarks and experiments
-// (CLBlast's OverrideParameters); "" lifts it. kInvalidOverrideKernel
+// Batches of small products (hgemm_lanes, sgemm_lanes, dgemm_lanes: a
+// work-item a column of a 32 x 32 tile, the blocked kernel's arguments,
+// every form read in place). Not chosen by the entry points yet (its
+// speed on the H200 against the blocked family's 32 x 32 points is not
+// measured); OverrideVariant forces its points, and fatcl bench --gemm
+// times them where GemmLanesFit says. Throws fatcl::Error for other bits.
+const Family& gemm_lanes_family(int bits);
+// Where gemm_lanes_family is meant for: on a GPU, two products or more, M,
+// N and K each up to 45 (their size class, the nearest power of two, at
+// most 32, as the entry points key their choices).
+bool GemmLanesFit(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
+                  std::size_t batch);
+
+// Forces the variant (one of gemm_family(bits)'s, gemm_naive_family(bits)'s
+// or gemm_lanes_family(bits)'s, by name) and, where given, the tier that
+// the entry points run `bits`-bit products with on `device`, for tests,
+// benchmarks and experiments (CLBlast's OverrideParameters); "" lifts it. kInvalidOverrideKernel
 // (GemmMessage() says why) for a name the families lack; a variant that
 // then does not load makes the calls fail with the loader's reason.
 StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& variant,
