@@ -132,6 +132,26 @@
         ((real*)&(v)[t])[e];                                                   \
   }
 
+/* An operand's slice an element at a time, `items` a work-item, CH loaded
+ * before they are stored: element i of the slice at src + out * ld + in
+ * (in = i % len along the dimension contiguous in memory, out = i / len),
+ * zero where in >= in_end or out >= out_end, stored at dst[in * pitch +
+ * out] where `trans` (the slice's rows run across memory's), else at
+ * dst[out * pitch + in]. */
+#define STAGE_ELEMENTS(src, ld, len, in_end, out_end, dst, trans, pitch, items)            \
+  _Pragma("unroll 1") for (int t0 = 0; t0 < (items); t0 += CH) {                         \
+    real v[CH];                                                                           \
+    _Pragma("unroll") for (int c = 0; c < CH; ++c) {                                      \
+      const int i = tid + (t0 + c) * WGS, in = i % (len), out = i / (len);                \
+      v[c] = in < (in_end) && out < (out_end) ? LOAD1(0, (src) + (long)out * (ld) + in)   \
+                                              : (real)0;                                  \
+    }                                                                                     \
+    _Pragma("unroll") for (int c = 0; c < CH; ++c) {                                      \
+      const int i = tid + (t0 + c) * WGS, in = i % (len), out = i / (len);                \
+      (dst)[(trans) ? in * (pitch) + out : out * (pitch) + in] = v[c];                    \
+    }                                                                                     \
+  }
+
 #include "gemm_product.h"
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
@@ -207,9 +227,8 @@ void gemm_lanes(const int M, const int N, int K, const int k_begin, const int ac
     }
   }
 #endif
-  /* The other slices an element at a time, CH of them loaded before they
-   * are stored, zeros outside the matrices: element i of the slice lies
-   * i % len along "in", i / len along "out" (as above, in elements). */
+  /* The other slices an element at a time (STAGE_ELEMENTS), zeros outside
+   * the matrices. */
   for (; k0 < K; k0 += KWG) {
     __global const storage* const sa = a + (a_trans ? (long)k0 * lda : k0);
     __global const storage* const sb = b + (b_trans ? k0 : (long)k0 * ldb);
@@ -217,34 +236,8 @@ void gemm_lanes(const int M, const int N, int K, const int k_begin, const int ac
     const int a_in_end = a_trans ? M - row0 : K - k0, a_out_end = a_trans ? K - k0 : M - row0;
     const int b_in_end = b_trans ? K - k0 : N - col0, b_out_end = b_trans ? N - col0 : K - k0;
     if (k0 > 0) barrier(CLK_LOCAL_MEM_FENCE); /* the last slice is read */
-#pragma unroll 1
-    for (int t0 = 0; t0 < A_ITEMS; t0 += CH) {
-      real v[CH];
-#pragma unroll
-      for (int c = 0; c < CH; ++c) {
-        const int i = tid + (t0 + c) * WGS, in = i % a_len, out = i / a_len;
-        v[c] = in < a_in_end && out < a_out_end ? LOAD1(0, sa + (long)out * lda + in) : (real)0;
-      }
-#pragma unroll
-      for (int c = 0; c < CH; ++c) {
-        const int i = tid + (t0 + c) * WGS, in = i % a_len, out = i / a_len;
-        as[a_trans ? in * A_ROW + out : out * A_ROW + in] = v[c];
-      }
-    }
-#pragma unroll 1
-    for (int t0 = 0; t0 < B_ITEMS; t0 += CH) {
-      real v[CH];
-#pragma unroll
-      for (int c = 0; c < CH; ++c) {
-        const int i = tid + (t0 + c) * WGS, in = i % b_len, out = i / b_len;
-        v[c] = in < b_in_end && out < b_out_end ? LOAD1(0, sb + (long)out * ldb + in) : (real)0;
-      }
-#pragma unroll
-      for (int c = 0; c < CH; ++c) {
-        const int i = tid + (t0 + c) * WGS, in = i % b_len, out = i / b_len;
-        bs[b_trans ? in * B_PITCH + out : out * B_PITCH + in] = v[c];
-      }
-    }
+    STAGE_ELEMENTS(sa, lda, a_len, a_in_end, a_out_end, as, a_trans, A_ROW, A_ITEMS);
+    STAGE_ELEMENTS(sb, ldb, b_len, b_in_end, b_out_end, bs, b_trans, B_PITCH, B_ITEMS);
     barrier(CLK_LOCAL_MEM_FENCE);
     MULTIPLY_SLICE();
   }
