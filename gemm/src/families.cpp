@@ -239,6 +239,10 @@ const Family& gemm_lanes_family(int bits) {
   return of_bits(bits, h, s, d, "gemm_lanes_family");
 }
 
+std::array<const Family*, 3> gemm_families(int bits) {
+  return {&gemm_family(bits), &gemm_naive_family(bits), &gemm_lanes_family(bits)};
+}
+
 std::size_t GemmKParts(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
                        std::size_t k) {
   // On the H200 (132 units, 2026-12-04) 8192 x 64 x 8192 in single

@@ -1200,16 +1200,14 @@ StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& var
                            std::optional<Tier> tier) {
   g_message.clear();
   try {
-    const Family& family = gemm_family(bits);
-    const Family& naive = gemm_naive_family(bits);
-    const Family& lanes = gemm_lanes_family(bits);
+    const std::array<const Family*, 3> families = gemm_families(bits);
     Kept& all = kept();
     std::lock_guard<std::mutex> lock(all.mutex);
     if (variant.empty()) {
       all.overrides.erase({device, bits});
       return StatusCode::kSuccess;
     }
-    for (const Family* f : {&family, &naive, &lanes}) {
+    for (const Family* f : families) {
       for (const Variant& v : f->manifest().variants) {
         if (v.name == variant) {
           all.overrides[{device, bits}] = {variant, tier, f};
@@ -1217,8 +1215,9 @@ StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& var
         }
       }
     }
-    g_message = family.manifest().family + ", " + naive.manifest().family + " and " +
-                lanes.manifest().family + " have no variant \"" + variant.substr(0, 100) + "\"";
+    g_message = families[0]->manifest().family + ", " + families[1]->manifest().family +
+                " and " + families[2]->manifest().family + " have no variant \"" +
+                variant.substr(0, 100) + "\"";
   } catch (const Error& e) {
     g_message = e.what();
   }

@@ -161,9 +161,8 @@ Operand operand(Layout l, bool trans, std::size_t r, std::size_t c, const Form& 
   o.ld = one + 3;
   if (f.ld_multiple) o.ld = (o.ld + f.ld_multiple - 1) / f.ld_multiple * f.ld_multiple;
   o.span = o.ld * two + (f.ld_multiple ? 0 : stride_extra);
-  std::size_t at = f.offset_multiple
-                       ? (first_offset + f.offset_multiple - 1) / f.offset_multiple * f.offset_multiple
-                       : first_offset;
+  const std::size_t align = f.offset_multiple ? f.offset_multiple : 1;
+  std::size_t at = (first_offset + align - 1) / align * align;
   for (std::size_t i = 0; i < f.batch; ++i) {
     o.offsets.push_back(at);
     at += o.span + (uneven ? 2 * i + 1 : 0);
@@ -985,10 +984,9 @@ TEST(Gemm, TheReferencePathComputesEveryForm) {
   }
 }
 
-// The lanes family (forced; the entry points take it for batches of small
-// products on GPUs): every layout x op(A) x op(B), alpha 0, 1 and another,
-// beta 0 and another, single, batched and strided-batched, on a ragged
-// product in one K slice, a 32^3 one whose rows are aligned to the vector
+// The lanes family (forced; the entry points do not choose it yet): every
+// layout x op(A) x op(B), alpha 0, 1 and another, beta 0 and another,
+// single, batched and strided-batched, on a ragged product in one K slice, a 32^3 one whose rows are aligned to the vector
 // (slices loaded as vectors where not transposed; the batched call's later
 // products are not aligned) and one of two tiles each way over three slices,
 // the last ragged; the slow runtimes one shape a form.
@@ -1141,7 +1139,7 @@ TEST(Gemm, OfflineChoiceFromTheDescriptionEqualsLoad) {
   ASSERT_EQ(d.size(), 1u);
   std::vector<int> bits = slow() ? std::vector<int>{32} : precisions();
   for (int b : bits) {
-    for (const Family* family : {&gemm_family(b), &gemm_naive_family(b), &gemm_lanes_family(b)}) {
+    for (const Family* family : gemm_families(b)) {
       LoadOptions o;
       o.store = std::make_shared<Store>();
       o.cache = std::make_shared<ProgramCache>();

@@ -121,9 +121,7 @@ int run_validate(const Options& o) {
   if (o.bundled) {
     for (MatmulKernel k : matmul_kernels()) families.push_back(&matmul_family(k));
     for (int bits : {16, 32, 64}) {
-      families.push_back(&gemm_family(bits));
-      families.push_back(&gemm_naive_family(bits));
-      families.push_back(&gemm_lanes_family(bits));
+      for (const Family* f : gemm_families(bits)) families.push_back(f);
     }
   }
   DeviceCheckOptions options;

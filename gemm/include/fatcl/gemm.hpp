@@ -19,6 +19,7 @@
 // Half precision is stored as half and computed in float.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -193,6 +194,10 @@ const Family& gemm_lanes_family(int bits);
 // most 32, as the entry points key their choices).
 bool GemmLanesFit(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
                   std::size_t batch);
+// The three families above for `bits`-bit elements, in that order: the
+// blocked one, the reference path's, the lanes one (what OverrideVariant
+// looks a name up in, and what fatcl validate --bundled predicts).
+std::array<const Family*, 3> gemm_families(int bits);
 
 // Forces the variant (one of gemm_family(bits)'s, gemm_naive_family(bits)'s
 // or gemm_lanes_family(bits)'s, by name) and, where given, the tier that
