@@ -1,0 +1,30 @@
+#!/bin/bash
+# Makes what sweep.sh times, on the Debian machine (clang-15, llvm-15,
+# libclc-15, ptxas, libclblast-dev): the harness, the PTX files cands.txt
+# names (k/) and lanes_new.cl (kernels/gemm_lanes.cl with gemm_product.h
+# inlined, for the candidates built from source).
+#   docs/perf/h200-gemm-lanes/prepare.sh
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+kernels=../../../kernels
+g++ -O2 -std=c++17 harness.cpp -o harness -lclblast -lOpenCL
+mkdir -p k
+G="-DPRECISION=32 -DMWG=32 -DNWG=32 -DKWG=32 -DNDIMC=32"
+./ptxgen.sh $kernels/gemm_lanes.cl k/n4v1.ptx 32 4 $G -DMDIMC=4 -DVEC=1
+./ptxgen.sh $kernels/gemm_lanes.cl k/n2v1.ptx 32 2 $G -DMDIMC=2 -DVEC=1
+./ptxgen.sh $kernels/gemm_lanes.cl k/n4v0.ptx 32 4 $G -DMDIMC=4 -DVEC=0
+./ptxgen.sh lanes_nx.cl k/nb4.ptx 32 4 $G -DVEC=1 -DMDIMC=4 -DX_BLDS=1
+./ptxgen.sh lanes_nx.cl k/nb8.ptx 32 8 $G -DVEC=1 -DMDIMC=8
+./ptxgen.sh lanes_x.cl k/base4.ptx 32 4 $G -DVEC=1 -DMDIMC=4
+./ptxgen.sh lanes_x.cl k/oneepi2.ptx 32 2 $G -DVEC=1 -DMDIMC=2 -DX_ONE=1 -DX_EPI=1
+./ptxgen.sh lanevar.cl k/lanevar.ptx 32 2 -DZ3=1 -DKMAJ=0 -DBLDS=0
+cp ../../../generated/sgemm_blocked/*MWG32_NWG32_KWG8_MDIMC8_NDIMC8_*.ptx k/blocked.ptx
+python3 - $kernels/gemm_lanes.cl $kernels/gemm_product.h lanes_new.cl <<'PY'
+import sys
+src, header, out = sys.argv[1:]
+text = open(src).read()
+line = '#include "gemm_product.h"'
+assert text.count(line) == 1, "gemm_lanes.cl: expected one include of gemm_product.h"
+open(out, 'w').write(text.replace(line, open(header).read()))
+PY
+echo "prepare.sh: harness, k/*.ptx and lanes_new.cl ready"
