@@ -986,10 +986,11 @@ TEST(Gemm, TheReferencePathComputesEveryForm) {
 
 // The lanes family (forced; the entry points do not choose it yet): every
 // layout x op(A) x op(B), alpha 0, 1 and another, beta 0 and another,
-// single, batched and strided-batched, on a ragged product in one K slice, a 32^3 one whose rows are aligned to the vector
-// (slices loaded as vectors where not transposed; the batched call's later
-// products are not aligned) and one of two tiles each way over three slices,
-// the last ragged; the slow runtimes one shape a form.
+// single, batched and strided-batched, on a ragged product in one K slice,
+// a 32^3 one whose rows are aligned to the vector (slices loaded as vectors
+// where not transposed; the batched call's later products are not aligned)
+// and one of two tiles each way over three slices, the last ragged; the
+// slow runtimes one shape a form.
 TEST(Gemm, TheLanesFamilyComputesEveryForm) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   cl_device_id device = runtime().cl.device();

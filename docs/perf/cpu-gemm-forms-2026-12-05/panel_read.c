@@ -72,7 +72,8 @@ int main(void) {
 #pragma omp parallel for reduction(+ : s) schedule(static)
     for (int r = 0; r < K; r++) {
       __m512d acc = _mm512_setzero_pd();
-      for (int j = 0; j < N; j += 8) acc = _mm512_add_pd(acc, _mm512_load_pd(b + (size_t)r * N + j));
+      for (int j = 0; j < N; j += 8)
+        acc = _mm512_add_pd(acc, _mm512_load_pd(b + (size_t)r * N + j));
       s += _mm512_reduce_add_pd(acc);
     }
     const double t = now() - t0;
