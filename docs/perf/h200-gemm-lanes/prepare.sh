@@ -18,6 +18,13 @@ G="-DPRECISION=32 -DMWG=32 -DNWG=32 -DKWG=32 -DNDIMC=32"
 ./ptxgen.sh lanes_x.cl k/base4.ptx 32 4 $G -DVEC=1 -DMDIMC=4
 ./ptxgen.sh lanes_x.cl k/oneepi2.ptx 32 2 $G -DVEC=1 -DMDIMC=2 -DX_ONE=1 -DX_EPI=1
 ./ptxgen.sh lanevar.cl k/lanevar.ptx 32 2 -DZ3=1 -DKMAJ=0 -DBLDS=0
+# cands2.txt: the present kernel with a single slice and no loop (X_ONE) and
+# a bare store of C (X_EPI), lanes_ny.cl (lanes_new.cl with both switches).
+for m in 2 4; do
+  ./ptxgen.sh lanes_ny.cl k/y${m}one.ptx 32 $m $G -DMDIMC=$m -DVEC=1 -DX_ONE=1
+  ./ptxgen.sh lanes_ny.cl k/y${m}epi.ptx 32 $m $G -DMDIMC=$m -DVEC=1 -DX_EPI=1
+  ./ptxgen.sh lanes_ny.cl k/y${m}both.ptx 32 $m $G -DMDIMC=$m -DVEC=1 -DX_ONE=1 -DX_EPI=1
+done
 cp ../../../generated/sgemm_blocked/*MWG32_NWG32_KWG8_MDIMC8_NDIMC8_*.ptx k/blocked.ptx
 python3 - $kernels/gemm_lanes.cl $kernels/gemm_product.h lanes_new.cl <<'PY'
 import sys

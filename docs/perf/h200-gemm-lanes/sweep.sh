@@ -32,7 +32,7 @@ step bench-32-forms "$fatcl" bench --gemm --batch 10000 --sizes 32 --forms all -
 step bench-128 "$fatcl" bench --gemm --batch 1000 --sizes 128 --tier ptx --reps 20 --json
 step bench-col-nt "$fatcl" bench --gemm --layout col --transB --sizes 4096x4096x256 --reps 9 --json
 # Every form right with every lanes point (and the rest of the GEMM tests).
-step gemm-tests env FATCL_TEST_PLATFORM=NVIDIA FATCL_TUNING=off FATCL_CACHE=0 \
+step gemm-tests timeout 240 env FATCL_TEST_PLATFORM=NVIDIA FATCL_TUNING=off FATCL_CACHE=0 \
   "$build/tests/fatcl_gemm_tests" --gtest_filter='Gemm.*:-Gemm.EveryVariantOfEachPrecision'
 tar -C "$out" -cJf "$out/sweep.tar.xz" sweep && rm -rf "$res"
 cat "$log"
