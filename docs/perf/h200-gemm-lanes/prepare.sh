@@ -18,13 +18,6 @@ G="-DPRECISION=32 -DMWG=32 -DNWG=32 -DKWG=32 -DNDIMC=32"
 ./ptxgen.sh lanes_x.cl k/base4.ptx 32 4 $G -DVEC=1 -DMDIMC=4
 ./ptxgen.sh lanes_x.cl k/oneepi2.ptx 32 2 $G -DVEC=1 -DMDIMC=2 -DX_ONE=1 -DX_EPI=1
 ./ptxgen.sh lanevar.cl k/lanevar.ptx 32 2 -DZ3=1 -DKMAJ=0 -DBLDS=0
-# cands2.txt: the present kernel with a single slice and no loop (X_ONE) and
-# a bare store of C (X_EPI), lanes_ny.cl (lanes_new.cl with both switches).
-for m in 2 4; do
-  ./ptxgen.sh lanes_ny.cl k/y${m}one.ptx 32 $m $G -DMDIMC=$m -DVEC=1 -DX_ONE=1
-  ./ptxgen.sh lanes_ny.cl k/y${m}epi.ptx 32 $m $G -DMDIMC=$m -DVEC=1 -DX_EPI=1
-  ./ptxgen.sh lanes_ny.cl k/y${m}both.ptx 32 $m $G -DMDIMC=$m -DVEC=1 -DX_ONE=1 -DX_EPI=1
-done
 cp ../../../generated/sgemm_blocked/*MWG32_NWG32_KWG8_MDIMC8_NDIMC8_*.ptx k/blocked.ptx
 python3 - $kernels/gemm_lanes.cl $kernels/gemm_product.h lanes_new.cl <<'PY'
 import sys
@@ -34,4 +27,33 @@ line = '#include "gemm_product.h"'
 assert text.count(line) == 1, "gemm_lanes.cl: expected one include of gemm_product.h"
 open(out, 'w').write(text.replace(line, open(header).read()))
 PY
-echo "prepare.sh: harness, k/*.ptx and lanes_new.cl ready"
+# cands2.txt: the present kernel with a single slice and no loop (X_ONE) and
+# a bare store of C (X_EPI): lanes_ny.cl, lanes_new.cl with both switches.
+python3 - lanes_new.cl lanes_ny.cl <<'PY'
+import sys
+src, out = sys.argv[1:]
+text = open(src).read()
+edits = [
+    ("    for (; k0 + KWG <= K; k0 += KWG) {\n      realLV va",
+     "#if X_ONE\n    for (int once = 0; once < 1; ++once, k0 += KWG) {\n#else\n"
+     "    for (; k0 + KWG <= K; k0 += KWG) {\n#endif\n      realLV va"),
+    ("      real out = K == 0 ? (real)0 : alpha * acc[r];\n"
+     "      if (beta != (real)0) out += beta * LOAD1(0, cp);\n"
+     "      STORE1(out, 0, cp);",
+     "#if X_EPI\n      STORE1(alpha * acc[r], 0, cp);\n#else\n"
+     "      real out = K == 0 ? (real)0 : alpha * acc[r];\n"
+     "      if (beta != (real)0) out += beta * LOAD1(0, cp);\n"
+     "      STORE1(out, 0, cp);\n#endif"),
+]
+for old, new in edits:
+    assert text.count(old) == 1, "gemm_lanes.cl: expected once: " + old.split("\n")[0]
+    text = text.replace(old, new)
+head = "#ifndef X_ONE\n#define X_ONE 0\n#endif\n#ifndef X_EPI\n#define X_EPI 0\n#endif\n"
+open(out, "w").write(head + text)
+PY
+for m in 2 4; do
+  ./ptxgen.sh lanes_ny.cl k/y${m}one.ptx 32 $m $G -DMDIMC=$m -DVEC=1 -DX_ONE=1
+  ./ptxgen.sh lanes_ny.cl k/y${m}epi.ptx 32 $m $G -DMDIMC=$m -DVEC=1 -DX_EPI=1
+  ./ptxgen.sh lanes_ny.cl k/y${m}both.ptx 32 $m $G -DMDIMC=$m -DVEC=1 -DX_ONE=1 -DX_EPI=1
+done
+echo "prepare.sh: harness, k/*.ptx, lanes_new.cl and lanes_ny.cl ready"
