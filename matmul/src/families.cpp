@@ -245,21 +245,27 @@ double launched_groups(MatmulKernel family, const Variant& v, const DeviceCaps& 
   return double(g.global[0] / g.local[0]) * double(g.global[1] / g.local[1]) * double(g.depth);
 }
 
-// A skinny family's model of a problem (FamilyDescription::efficiency): the
-// passes over the large operand as skinny_ranking counts them, 1 / (passes
-// x (1 + width / 4)); an entry measured at 4 rows carried to 5 halves the
-// rate of a 4-row point and keeps that of an 8-row one. Times how much of
-// the device its work-groups fill, K split included (14 x 48 x 290 on the
-// H200: one work-group of the few-rows point, 48.8 us against 10.7 for
-// the tiled kernel's three).
+// A skinny family's model of a problem (FamilyDescription::efficiency): a
+// rate, so the useful work over the time. Each pass over the large operand
+// costs about the same whatever it computes (1 + width / 4, as
+// skinny_ranking counts it), so the rate is the small side over passes x
+// (1 + width / 4): an entry measured at 4 rows carried to 5 gives a 4-row
+// point 5/8 of its rate (two passes for 5/4 of the work) and an 8-row one
+// 5/4. Without the small side, an entry at 8 columns carried to 5 gave a
+// one-column point 8/5 of its measured rate, and chose the few-columns
+// kernel at 555 x 5 x 663 on Intel's runtime (12.3 GFLOP/s) where the tiled
+// one ran 15.4 (2 cores of a Zen 4, 2026-12-05). Times how much of the
+// device its work-groups fill, K split included (14 x 48 x 290 on the H200:
+// one work-group of the few-rows point, 48.8 us against 10.7 for the tiled
+// kernel's three).
 std::function<double(const Variant&, const DeviceCaps&, const std::vector<std::size_t>&)>
 skinny_efficiency(MatmulKernel family, const char* width, std::size_t small_dim) {
   return [family, width, small_dim](const Variant& v, const DeviceCaps& caps,
                                     const std::vector<std::size_t>& problem) {
     if (problem.size() != 3) return 1.0;
-    const double w = double(v.param(width));
-    return device_fill(launched_groups(family, v, caps, problem), caps) /
-           (std::ceil(double(problem[small_dim]) / w) * (1 + w / 4));
+    const double w = double(v.param(width)), side = double(problem[small_dim]);
+    return device_fill(launched_groups(family, v, caps, problem), caps) * side /
+           (std::ceil(side / w) * (1 + w / 4));
   };
 }
 

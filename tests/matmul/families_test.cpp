@@ -655,6 +655,23 @@ TEST(MatmulFamilies, PerElementModelsCountPaddingAndFill) {
               64.0 / 256 / 132, 1e-12);
 }
 
+// A skinny family's model is a rate: a pass over the large operand costs
+// the same whatever share of it is useful, so a one-column point keeps its
+// rate from 8 columns to 5 (eight passes, then five), and a 4-column point
+// runs 5 columns at 5/8 of its rate at 4 (two passes for 5/4 of the work).
+TEST(MatmulFamilies, SkinnyModelsCarryRatesNotPasses) {
+  const DeviceCaps gpu = gpu_with_132_units();
+  const Family& fewcols = matmul_family(MatmulKernel::FewCols);
+  const auto& eff = fewcols.description().efficiency;
+  ASSERT_TRUE(eff);
+  const Variant& one = fewcols.manifest().variant("matmul_fewcols_WG1_RG16_VW16_NS1");
+  const Variant& four = fewcols.manifest().variant("matmul_fewcols_WG1_RG16_VW16_NS4");
+  const std::size_t rows = 1 << 16, k = 4096;
+  EXPECT_NEAR(eff(one, gpu, {rows, 5, k}) / eff(one, gpu, {rows, 8, k}), 1.0, 1e-12);
+  EXPECT_NEAR(eff(four, gpu, {rows, 5, k}) / eff(four, gpu, {rows, 4, k}), 5.0 / 8, 1e-12);
+  EXPECT_NEAR(eff(four, gpu, {rows, 8, k}) / eff(four, gpu, {rows, 4, k}), 1.0, 1e-12);
+}
+
 // A measured time is its launches and its computing: with the device's time
 // per launch, read off its smallest entries (launch_floor_ms), a product
 // the size of a launch carries to twice the work as a launch plus twice
