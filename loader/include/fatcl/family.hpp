@@ -82,7 +82,9 @@ struct FamilyDescription {
   // (tools/ship-tuning.py), of which a device reads only the lines of its
   // platform and of this family, parsed at their first use and kept
   // (shipped_tuning_for): fatcl's 1689 shipped entries took 100 ms to parse
-  // whole at a family's first use.
+  // whole at a family's first use. The text is indexed by platform once
+  // for every family that shares it, so it must live as long as the
+  // process (an embedded array, as fatcl's are).
   std::string_view shipped_tuning_lines;
   // The family's model of a problem: the share of a variant's measured rate
   // that carries to these sizes (the work not spent on a tile's padding, how
