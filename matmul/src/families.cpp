@@ -246,18 +246,18 @@ double launched_groups(MatmulKernel family, const Variant& v, const DeviceCaps& 
 }
 
 // A skinny family's model of a problem (FamilyDescription::efficiency): a
-// rate, so the useful work over the time. Each pass over the large operand
-// costs about the same whatever it computes (1 + width / 4, as
-// skinny_ranking counts it), so the rate is the small side over passes x
-// (1 + width / 4): an entry measured at 4 rows carried to 5 gives a 4-row
-// point 5/8 of its rate (two passes for 5/4 of the work) and an 8-row one
-// 5/4. Without the small side, an entry at 8 columns carried to 5 gave a
-// one-column point 8/5 of its measured rate, and chose the few-columns
-// kernel at 555 x 5 x 663 on Intel's runtime (12.3 GFLOP/s) where the tiled
-// one ran 15.4 (2 cores of a Zen 4, 2026-12-05). Times how much of the
-// device its work-groups fill, K split included (14 x 48 x 290 on the H200:
-// one work-group of the few-rows point, 48.8 us against 10.7 for the tiled
-// kernel's three).
+// rate's share, like the others'. A pass over the large operand computes
+// `width` rows (MS) or columns (NS) at about the same cost however many of
+// them are inside the matrix, so the share is the small side over the
+// passes' width, side / (passes x width): an entry measured at 4 rows
+// carried to 5 gives a 4-row point 5/8 of its rate (two passes for 5/4 of
+// the work) and an 8-row one 5/4. Counting passes alone (1 / passes, until
+// 2026-12-05) gave a one-column point carried from 8 columns to 5 8/5 of
+// its measured rate, and chose the few-columns kernel at 555 x 5 x 663 on
+// Intel's runtime (12.3 GFLOP/s) where the tiled one ran 15.4 (2 cores of
+// a Zen 4). Times how much of the device its work-groups fill, K split
+// included (14 x 48 x 290 on the H200: one work-group of the few-rows
+// point, 48.8 us against 10.7 for the tiled kernel's three).
 std::function<double(const Variant&, const DeviceCaps&, const std::vector<std::size_t>&)>
 skinny_efficiency(MatmulKernel family, const char* width, std::size_t small_dim) {
   return [family, width, small_dim](const Variant& v, const DeviceCaps& caps,
@@ -265,7 +265,7 @@ skinny_efficiency(MatmulKernel family, const char* width, std::size_t small_dim)
     if (problem.size() != 3) return 1.0;
     const double w = double(v.param(width)), side = double(problem[small_dim]);
     return device_fill(launched_groups(family, v, caps, problem), caps) * side /
-           (std::ceil(side / w) * (1 + w / 4));
+           (std::ceil(side / w) * w);
   };
 }
 

@@ -670,6 +670,9 @@ TEST(MatmulFamilies, SkinnyModelsCarryRatesNotPasses) {
   EXPECT_NEAR(eff(one, gpu, {rows, 5, k}) / eff(one, gpu, {rows, 8, k}), 1.0, 1e-12);
   EXPECT_NEAR(eff(four, gpu, {rows, 5, k}) / eff(four, gpu, {rows, 4, k}), 5.0 / 8, 1e-12);
   EXPECT_NEAR(eff(four, gpu, {rows, 8, k}) / eff(four, gpu, {rows, 4, k}), 1.0, 1e-12);
+  // A share of the rate, as every family's model is: at most 1.
+  EXPECT_DOUBLE_EQ(eff(four, gpu, {rows, 8, k}), 1.0);
+  EXPECT_DOUBLE_EQ(eff(one, gpu, {rows, 5, k}), 1.0);
 }
 
 // A measured time is its launches and its computing: with the device's time
