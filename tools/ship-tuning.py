@@ -33,7 +33,11 @@ deterministic.
 tier) pairs of each of their entries: a grid of small sizes measured with
 every family (`fatcl tune --families all`) holds hundreds of entries, and
 the variants far behind at a size do not lead where its model carries it
-nearby.
+nearby. Keep enough for the model to choose among tile shapes: with 4, the
+Zen 4's blocked entries held only the 32 x 64 tile's points and carried to
+narrower products at 0.85 of the fastest (geomean, Intel's runtime, 24
+held-out shapes), with 12 at 0.94 (2026-12-05; the Zen 3's grid was
+shipped with 4).
 """
 import fnmatch
 import json
