@@ -56,4 +56,52 @@ for m in 2 4; do
   ./ptxgen.sh lanes_ny.cl k/y${m}epi.ptx 32 $m $G -DMDIMC=$m -DVEC=1 -DX_EPI=1
   ./ptxgen.sh lanes_ny.cl k/y${m}both.ptx 32 $m $G -DMDIMC=$m -DVEC=1 -DX_ONE=1 -DX_EPI=1
 done
-echo "prepare.sh: harness, k/*.ptx, lanes_new.cl and lanes_ny.cl ready"
+# cands3.txt: lanes_ny.cl with four more switches (lanes_z.cl): X_NT op(A) =
+# A and op(B) = B known when compiled, X_SIMPLEZ the strided batch's offsets
+# only (no per-product arrays), X_NOCHK no test of alignment before the
+# vector path, X_NOELEM no element-wise path.
+python3 - lanes_ny.cl lanes_z.cl <<'PY'
+import sys
+src, out = sys.argv[1:]
+t = open(src).read()
+edits = [
+    ("                const int a_trans, const long a_stride,",
+     "                const int a_trans_arg, const long a_stride,"),
+    ("                const int b_trans, const long b_stride,",
+     "                const int b_trans_arg, const long b_stride,"),
+    ("  const int z = (int)get_group_id(2);\n  GEMM_PRODUCT(z);",
+     "  const int z = (int)get_group_id(2);\n#if X_NT\n  const int a_trans = 0, b_trans = 0;\n#else\n"
+     "  const int a_trans = a_trans_arg, b_trans = b_trans_arg;\n#endif\n#if X_SIMPLEZ\n"
+     "  const long a_offset = a_offset_arg + z * a_stride, b_offset = b_offset_arg + z * b_stride,\n"
+     "             c_offset = c_offset_arg + z * c_stride;\n"
+     "  const real alpha = alpha_arg, beta = beta_arg;\n"
+     "  const long a_rs = a_trans ? 1 : lda, a_ks = a_trans ? lda : 1;\n"
+     "  const long b_rs = b_trans ? 1 : ldb, b_cs = b_trans ? ldb : 1;\n#else\n"
+     "  GEMM_PRODUCT(z);\n#endif"),
+    ("  if (row0 + MWG <= M && col0 + NWG <= N && a_at % LV == 0 && lda % LV == 0 && "
+     "b_at % LV == 0 &&\n      ldb % LV == 0) {",
+     "#if X_NOCHK\n  {\n#else\n  if (row0 + MWG <= M && col0 + NWG <= N && a_at % LV == 0 && lda % LV == 0 && "
+     "b_at % LV == 0 &&\n      ldb % LV == 0) {\n#endif"),
+    ("  for (; k0 < K; k0 += KWG) {\n    __global const storage* const sa",
+     "#if X_NOELEM\n  for (; 0;) {\n#else\n  for (; k0 < K; k0 += KWG) {\n#endif\n"
+     "    __global const storage* const sa"),
+]
+for old, new in edits:
+    assert t.count(old) == 1, "lanes_ny.cl: expected once: " + old.split("\n")[0]
+    t = t.replace(old, new)
+head = "".join("#ifndef %s\n#define %s 0\n#endif\n" % (x, x)
+               for x in ("X_NT", "X_SIMPLEZ", "X_NOCHK", "X_NOELEM"))
+open(out, "w").write(head + t)
+PY
+./ptxgen.sh lanevar.cl k/lanevar1.ptx 32 2 -DZ3=1 -DKMAJ=0 -DBLDS=1
+G1="$G -DVEC=1 -DX_ONE=1 -DX_EPI=1"
+for m in 2 4; do
+  for sw in "" "-DX_NT=1" "-DX_NOCHK=1" "-DX_NOELEM=1" "-DX_SIMPLEZ=1" \
+            "-DX_NT=1 -DX_NOCHK=1 -DX_NOELEM=1 -DX_SIMPLEZ=1"; do
+    tag=$(echo "m$m $sw" | sed 's/-DX_//g; s/=1//g; s/ /_/g')
+    ./ptxgen.sh lanes_z.cl k/z_$tag.ptx 32 $m $G1 -DMDIMC=$m $sw
+  done
+  ./ptxgen.sh lanes_z.cl k/z_full4_m$m.ptx 32 $m $G -DVEC=1 -DMDIMC=$m -DX_NT=1 -DX_NOCHK=1 \
+    -DX_NOELEM=1 -DX_SIMPLEZ=1
+done
+echo "prepare.sh: harness, k/*.ptx, lanes_new.cl, lanes_ny.cl and lanes_z.cl ready"
