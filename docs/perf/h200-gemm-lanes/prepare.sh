@@ -104,4 +104,14 @@ for m in 2 4; do
   ./ptxgen.sh lanes_z.cl k/z_full4_m$m.ptx 32 $m $G -DVEC=1 -DMDIMC=$m -DX_NT=1 -DX_NOCHK=1 \
     -DX_NOELEM=1 -DX_SIMPLEZ=1
 done
-echo "prepare.sh: harness, k/*.ptx, lanes_new.cl, lanes_ny.cl and lanes_z.cl ready"
+# cands4.txt: lanes_v3.cl (make_v3.py): op(A), op(B) known when compiled
+# (V3_OPS), the first whole slice outside the loop (V3_PEEL), a bare store
+# of C (X_EPI).
+python3 make_v3.py $kernels/gemm_lanes.cl $kernels/gemm_product.h lanes_v3.cl
+for sw in "" "-DV3_OPS=1" "-DV3_PEEL=1" "-DV3_OPS=1 -DV3_PEEL=1" "-DV3_OPS=1 -DV3_PEEL=1 -DX_EPI=1"; do
+  for m in 2 4; do
+    tag=$(echo "m$m $sw" | sed 's/-D//g; s/=1//g; s/ /_/g')
+    ./ptxgen.sh lanes_v3.cl k/v3_$tag.ptx 32 $m $G -DVEC=1 -DMDIMC=$m $sw
+  done
+done
+echo "prepare.sh: harness, k/*.ptx, lanes_new.cl, lanes_ny.cl, lanes_z.cl and lanes_v3.cl ready"
