@@ -44,21 +44,18 @@ lsan=(ASAN_OPTIONS=detect_leaks=1 "LSAN_OPTIONS=suppressions=$root/tests/lsan.su
 # that crash, the failed entries run once more, and their second run
 # decides; any other failure stands.
 ctest_lsan() {
-  local log
+  local log crashed=0
   log="$(mktemp)"
   if ctest "$@" 2>&1 | tee "$log"; then
     rm -f "$log"
     return 0
   fi
-  if grep -q "Tracer caught signal" "$log" &&
-     grep -q "LeakSanitizer has encountered a fatal error" "$log"; then
-    rm -f "$log"
-    say "LeakSanitizer's tracer crashed (no leak reported): the failed entries once more"
-    ctest --rerun-failed --output-on-failure
-    return
-  fi
+  grep -q "Tracer caught signal" "$log" &&
+    grep -q "LeakSanitizer has encountered a fatal error" "$log" && crashed=1
   rm -f "$log"
-  return 1
+  [ "$crashed" = 1 ] || return 1
+  say "LeakSanitizer's tracer crashed (no leak reported): the failed entries once more"
+  ctest --rerun-failed --output-on-failure
 }
 (cd "$asan" && export ASAN_OPTIONS=detect_leaks=1 &&
    ctest_lsan -j "$jobs" --output-on-failure -R '^unit\.|\.regressions$')
