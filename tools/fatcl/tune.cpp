@@ -70,44 +70,64 @@ int tune_gemm(const Options& o, const std::shared_ptr<Store>& store) {
   const std::vector<GemmForm> forms =
       o.gemm.forms == "all" ? gemm_forms(asked.bits, asked.batch, {Layout::kRowMajor})
                             : std::vector<GemmForm>{asked};
+  const std::vector<BenchShape> shapes =
+      o.sizes.empty() ? default_shapes(caps) : parse_shapes(o.sizes);
   GemmBenchOptions options;
-  if (!o.sizes.empty()) options.shapes = parse_shapes(o.sizes);
   options.repetitions = o.reps;
   options.reference = false;  // the entries rank the family's variants
   options.tiers = o.tier.empty() ? all_tiers() : std::vector<Tier>{parse_tier(o.tier)};
   options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   std::size_t entries = 0;
   std::string json = "[";
+  // One size at a time, each size's entry kept as soon as it is measured (a
+  // GPU tune of a thin shape takes half a minute a size and form); the
+  // first Ctrl-C stops after the size in flight, as the SGEMM's tune does.
+  std::signal(SIGINT, on_sigint);
   for (const GemmForm& form : forms) {
+    if (interrupted) break;
     options.form = form;
-    const GemmBenchReport report = run_gemm_bench(context, device, options);
+    GemmBenchReport report;
+    for (const BenchShape& shape : shapes) {
+      if (interrupted) break;
+      options.shapes = {shape};
+      GemmBenchReport one = run_gemm_bench(context, device, options);
+      for (const GemmBenchRow& row : one.rows) {
+        const std::optional<TuningEntry> e = gemm_tuning_entry(form, row, caps, "fatcl tune");
+        if (!e) {
+          std::fprintf(stderr, "fatcl tune: %s at %s: no variant ran right, no entry\n",
+                       form.describe().c_str(), row.shape.label().c_str());
+          continue;
+        }
+        if (store) store->put_tuning(*e);
+        ++entries;
+      }
+      if (store) store->save();
+      if (report.rows.empty()) {
+        report = std::move(one);
+      } else {
+        report.rows.insert(report.rows.end(), one.rows.begin(), one.rows.end());
+      }
+    }
+    if (report.rows.empty()) continue;
     if (o.json) {
       json += (json.size() > 1 ? ",\n" : "\n") + report.to_json();
     } else {
       std::fputs(report.to_text().c_str(), stdout);
-      std::fflush(stdout);  // kept, like the entries, where a later form is interrupted
+      std::fflush(stdout);
     }
-    for (const GemmBenchRow& row : report.rows) {
-      const std::optional<TuningEntry> e = gemm_tuning_entry(form, row, caps, "fatcl tune");
-      if (!e) {
-        std::fprintf(stderr, "fatcl tune: %s at %s: no variant ran right, no entry\n",
-                     form.describe().c_str(), row.shape.label().c_str());
-        continue;
-      }
-      if (store) store->put_tuning(*e);
-      ++entries;
-    }
-    // Each form's entries kept as soon as they are measured: an interrupted
-    // tune (a GPU tune of a thin shape takes minutes a form) keeps them.
-    if (store) store->save();
   }
+  std::signal(SIGINT, SIG_DFL);
   if (o.json) std::fputs((json + "]\n").c_str(), stdout);
+  if (interrupted) {
+    std::fputs("fatcl tune: (interrupted) every size measured before is kept\n",
+               o.json ? stderr : stdout);
+  }
   if (store) {
     store->save();
     std::fprintf(stderr, "fatcl tune: %zu tuning entr%s written to %s\n", entries,
                  entries == 1 ? "y" : "ies", store->path().c_str());
   }
-  return 0;
+  return interrupted ? 130 : 0;
 }
 
 // The options as CLI11 declares them, then the run: the store checked
