@@ -21,7 +21,10 @@ say() { echo "sanitize: $* ($(( $(date +%s) - start )) s)" >&2; }
 # the sanitized build checks fatcl, not clang's speed under ASan.
 common=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-15
         -DCMAKE_CXX_COMPILER=clang++-15 -DFATCL_CLANG= -DFATCL_CHECK_GENERATED=OFF
-        "-DFATCL_POCL_SPIRV_ICD=$(tests/runtimes/pocl-spirv.sh --icd-path)")
+        "-DFATCL_POCL_SPIRV_ICD=$(tests/runtimes/pocl-spirv.sh --icd-path)"
+        # PoCL's kernel cache of ./run.sh test's build, which compiled the same
+        # programs (tests/CMakeLists.txt says what it saves)
+        "-DFATCL_TEST_POCL_CACHE=$root/${FATCL_BUILD_DIR:-build}/tests/pocl-cache")
 
 say "AddressSanitizer + UndefinedBehaviorSanitizer build"
 asan="${prefix}asan"
