@@ -63,31 +63,29 @@ ctest_lsan() {
 (cd "$asan" && export ASAN_OPTIONS=detect_leaks=1 &&
    ctest_lsan -j "$jobs" --output-on-failure -R '^unit\.|\.regressions$')
 (cd "$asan" && export "${lsan[@]}" && ctest_lsan --output-on-failure -L bad_input)
-# Every OpenCL call of three checked GEMM calls (Matmul, Sgemm, Dgemm: the
-# loader, the matmul and GEMM entry points) failed in turn (tests/faults):
-# any ASan or UBSan report in a run fails the sweep. (The demo, tune and
-# cache warm sweeps, the file faults, the killed writers and the soak run in
-# ./run.sh test; under ASan here they took 4 more minutes.)
-# LeakSanitizer is on, PoCL's own keeping suppressed (tests/lsan.supp); where
-# an injected release failed, its object stays the driver's (the sweep
-# accepts leaks allocated by a driver then, and only then).
-# Beside it, as many at a time as there are cores, the runtime tests on
-# Debian's PoCL with LeakSanitizer on: what PoCL itself keeps to the end of
-# the process is suppressed (tests/lsan.supp), fatcl's own leaks are not.
-# (One after another they took 97 s for the sweep and 218 s for these on 2
-# Zen 4 cores.)
+# In one ctest run, as many at a time as there are cores (one after another
+# the three sets took 214, 12 and 64 s on 2 Zen 4 cores, the sweep alone
+# 142 of the first's), with LeakSanitizer on: what PoCL itself keeps to the
+# end of the process is suppressed (tests/lsan.supp), fatcl's own leaks are
+# not.
+# - Every OpenCL call of three checked GEMM calls (Matmul, Sgemm, Dgemm: the
+#   loader, the matmul and GEMM entry points) failed in turn (tests/faults):
+#   any ASan or UBSan report in a run fails the sweep; where an injected
+#   release failed, its object stays the driver's (the sweep accepts leaks
+#   allocated by a driver then, and only then). (The demo, tune and cache
+#   warm sweeps, the file faults, the killed writers and the soak run in
+#   ./run.sh test; under ASan here they took 4 more minutes.)
+# - The runtime tests on Debian's PoCL.
+# - The consumers that install this build and link it: find_package (its own
+#   kernels compiled by the sanitized fatcl-compile, its program and fatcl
+#   validate, then its family on both PoCLs) and a product linking
+#   fatcl::matmul only. (add_subdirectory and FetchContent compile fatcl's
+#   code a second time, which this build already checks; they run in
+#   ./run.sh test.)
+# - Every fuzz target for FATCL_FUZZ_SECONDS from its seeds.
+say "fault sweep, PoCL, consumers; fuzzing ${seconds} s per target; ${jobs} at a time"
 (cd "$asan" && export "${lsan[@]}" && ctest_lsan -j "$jobs" --output-on-failure \
-   -R '^(faults\.gemm-every-call|pocl\.(auto|gemm|gemm-c|matmul_naive\.source|matmul_tiled_TILE16\.source|matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1\.source))$')
-# The consumers that install this build and link it: find_package (its own
-# kernels compiled by the sanitized fatcl-compile, its program and fatcl
-# validate, then its family on both PoCLs) and a product linking
-# fatcl::matmul only. (add_subdirectory and FetchContent compile fatcl's code
-# a second time, which this build already checks; they run in ./run.sh test.)
-say "consumers"
-(cd "$asan" && export "${lsan[@]}" && ctest_lsan --output-on-failure \
-   -R '^consumer\.(find-package|find-package\.on-pocl|find-package\.on-pocl-spirv|matmul-only)$')
-say "fuzzing, ${seconds} s per target, ${jobs} at a time"
-(cd "$asan" && export ASAN_OPTIONS=detect_leaks=1 && ctest_lsan -j "$jobs" --output-on-failure -L fuzz)
+   -R '^(faults\.gemm-every-call|pocl\.(auto|gemm|gemm-c|matmul_naive\.source|matmul_tiled_TILE16\.source|matmul_blocked_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1\.source)|consumer\.(install|find-package|find-package\.on-pocl|find-package\.on-pocl-spirv|matmul-only)|fuzz\.[a-z_]+)$')
 
 say "ThreadSanitizer build (the threaded tests)"
 tsan="${prefix}tsan"
