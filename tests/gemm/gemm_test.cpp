@@ -761,10 +761,12 @@ TEST(Gemm, RowsOfBFourKibApartAreCopiedWithLongerRows) {
 
 // One product whose B rows lie a page apart, on a CPU point that reads B
 // in place with rows of tiles for every unit: op(B) is packed into panels
-// (matmul_b_panel_width; B copied, B^T packed by the pass), the last one
-// wider, a launch per panel; the temporary space then holds exactly k x n
+// (matmul_b_panel_width; B copied, B^T packed by the pass), the panels of
+// one width in one launch (a batch with A's stride 0) and the last one,
+// where wider, in another; the temporary space then holds exactly k x n
 // (after A^T where packed). Every precision, both layouts (a column-major
-// call's n is its m), op(B) plain and transposed, K in two launches.
+// call's n is its m), op(B) plain and transposed, K in two launches; in
+// single precision also n a multiple of the width (every panel in the batch).
 TEST(Gemm, OneProductPacksBIntoPanels) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
@@ -783,31 +785,37 @@ TEST(Gemm, OneProductPacksBIntoPanels) {
     // The row-major view: `rows` rows of tiles for every unit, `cols`
     // columns a page and a ragged last panel, K past one launch.
     const std::size_t rows = kMatmulPanelTilesPerUnit * units * unstaged->param("MWG") + 5;
-    const std::size_t cols = 4096 / element + width + 7, k = kMatmulCpuKPerLaunch + 40;
+    const std::size_t k = kMatmulCpuKPerLaunch + 40;
     if (rows > 4096) continue;  // many units: too large a product for a test
-    ASSERT_EQ(matmul_b_panel_width(MatmulKernel::Blocked, *unstaged, caps, rows, cols, k, element),
+    ASSERT_EQ(matmul_b_panel_width(MatmulKernel::Blocked, *unstaged, caps, rows,
+                                   4096 / element + width + 7, k, element),
               cpu ? width : 0);
     if (!cpu) continue;  // a GPU point stages B: nothing to pack
-    for (Layout layout : {Layout::kRowMajor, Layout::kColMajor}) {
-      for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
-        // Half and double: one form each, the products are large.
-        if (bits != 32 && (layout == Layout::kColMajor) != (tb == Transpose::kYes)) continue;
-        Form f;
-        f.layout = layout, f.tb = tb, f.alpha = -0.75, f.beta = 0.5, f.k = k;
-        f.m = layout == Layout::kRowMajor ? rows : cols;
-        f.n = layout == Layout::kRowMajor ? cols : rows;
-        // The space: k x n of the view, packed whatever op(B) is, after
-        // the view's A^T (a column-major call's B^T) where packed.
-        std::size_t size = 1;
-        const std::size_t a_ld = layout == Layout::kRowMajor ? k : f.m;
-        const std::size_t b_ld = (layout == Layout::kRowMajor) == (tb == Transpose::kNo) ? f.n : k;
-        ASSERT_EQ(temp_buffer_size(bits, layout, Transpose::kNo, tb, f.m, f.n, k, a_ld, b_ld,
-                                   layout == Layout::kRowMajor ? f.n : f.m, size),
-                  StatusCode::kSuccess)
-            << GemmMessage();
-        const bool view_a_trans = layout == Layout::kColMajor && tb == Transpose::kYes;
-        EXPECT_EQ(size, (k * cols + (view_a_trans ? rows * k : 0)) * element) << f.describe(bits);
-        check_forms(bits, {f}, "");
+    for (std::size_t ragged : {7, 0}) {
+      for (Layout layout : {Layout::kRowMajor, Layout::kColMajor}) {
+        for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+          // Half and double: one form each, the products are large.
+          // B stored with rows k long: row-major B^T, column-major B.
+          const bool b_rows_k = (layout == Layout::kColMajor) != (tb == Transpose::kYes);
+          if (bits != 32 && (ragged == 0 || b_rows_k)) continue;
+          const std::size_t cols = 4096 / element + width + ragged;
+          Form f;
+          f.layout = layout, f.tb = tb, f.alpha = -0.75, f.beta = 0.5, f.k = k;
+          f.m = layout == Layout::kRowMajor ? rows : cols;
+          f.n = layout == Layout::kRowMajor ? cols : rows;
+          // The space: k x n of the view, packed whatever op(B) is, after
+          // the view's A^T (a column-major call's B^T) where packed.
+          std::size_t size = 1;
+          const std::size_t a_ld = layout == Layout::kRowMajor ? k : f.m;
+          const std::size_t b_ld = b_rows_k ? k : f.n;
+          ASSERT_EQ(temp_buffer_size(bits, layout, Transpose::kNo, tb, f.m, f.n, k, a_ld, b_ld,
+                                     layout == Layout::kRowMajor ? f.n : f.m, size),
+                    StatusCode::kSuccess)
+              << GemmMessage();
+          const bool view_a_trans = layout == Layout::kColMajor && tb == Transpose::kYes;
+          EXPECT_EQ(size, (k * cols + (view_a_trans ? rows * k : 0)) * element) << f.describe(bits);
+          check_forms(bits, {f}, "");
+        }
       }
     }
     OverrideVariant(device, bits, "");
