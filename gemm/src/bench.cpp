@@ -198,20 +198,37 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
   report.device = caps.device_name;
   report.form = o.form;
   const GemmForm& f = o.form;
+  // The vendor's call is VendorGemm's: one single-precision, row-major
+  // product, no transposes.
+  const bool vendor_form = f.bits == 32 && f.layout == Layout::kRowMajor && !trans(f.a_transpose) &&
+                           !trans(f.b_transpose) && f.batch == 1;
+  const VendorGemm* vendor = o.vendor && vendor_form ? &*o.vendor : nullptr;
+  report.vendor = vendor    ? vendor->name
+                  : o.vendor ? "none: " + o.vendor->name +
+                                  " is timed in the single-precision, row-major NN form of one "
+                                  "product only"
+                             : "none: " + o.no_vendor;
   const std::vector<BenchShape> shapes = o.shapes.empty() ? default_shapes(caps) : o.shapes;
   const cl::CommandQueue queue(context, device);
   const Family& family = gemm_family(f.bits);
   const Plan p = plan(family.manifest(), caps, {}, family.description().ranking);
-  // The (variant, tier) pairs to force: each variant once in the loader's
-  // order, or in each asked tier the device takes it in.
+  // The (variant, tier) pairs to force: each variant (the first o.top
+  // where set) once in the loader's order, or in each asked tier the device
+  // takes it in.
   using Forced = std::vector<std::pair<const Variant*, std::optional<Tier>>>;
   auto to_force = [&](const Plan& p) {
     Forced forced;
+    std::vector<const Variant*> variants = p.variants();
+    if (o.top > 0 && variants.size() > o.top) variants.resize(o.top);
+    const auto among = [&](const Variant* v) {
+      return std::find(variants.begin(), variants.end(), v) != variants.end();
+    };
     if (o.variants && o.tiers.empty()) {
-      for (const Variant* v : p.variants()) forced.push_back({v, std::nullopt});
+      for (const Variant* v : variants) forced.push_back({v, std::nullopt});
     } else if (o.variants) {
       for (const Candidate& c : p.chain) {
-        if (std::find(o.tiers.begin(), o.tiers.end(), c.tier) != o.tiers.end()) {
+        if (among(c.variant) &&
+            std::find(o.tiers.begin(), o.tiers.end(), c.tier) != o.tiers.end()) {
           forced.push_back({c.variant, c.tier});
         }
       }
@@ -268,6 +285,33 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
     for (const GemmExternal& x : o.external) {
       add(x.name, nullptr, std::nullopt, [&] { return x.run(q, f, call); });
     }
+    // The vendor's BLAS on the same inputs, copied to it once: checked like
+    // every call (its C written into the problem's, poisoned before), then
+    // timed after the others by the host clock around its own finished
+    // runs. (Timed in turn with them, the automatic choice after it took up
+    // to 0.74 of the same variant forced: OpenBLAS's threads spin on after
+    // a call. Debian's PoCL, 2048^3, 2 Zen 4 cores, 2026-12-05.)
+    std::vector<float> vendor_c;
+    std::string vendor_failure;
+    if (vendor) {
+      vendor_failure =
+          vendor->prepare(reinterpret_cast<const float*>(problem.ha.data()),
+                          reinterpret_cast<const float*>(problem.hb.data()), shape.m, shape.n,
+                          shape.k);
+      vendor_c.resize(shape.m * shape.n);
+      add(vendor->name, nullptr, std::nullopt, [&] {
+        std::string failed = vendor_failure;
+        if (failed.empty()) failed = vendor->run();
+        if (failed.empty()) failed = vendor->result(vendor_c.data());
+        if (failed.empty()) {
+          const cl_int s = queue.enqueueWriteBuffer(problem.c, CL_TRUE, 0, vendor_c.size() * 4,
+                                                    vendor_c.data());
+          if (s != CL_SUCCESS) failed = "writing the vendor's C back failed: " + cl_status_name(s);
+        }
+        return failed;
+      });
+      row.entries.back().vendor = true;
+    }
     std::vector<std::function<void()>> timed;
     std::vector<GemmBenchEntry*> timed_entries;
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -279,6 +323,7 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
       e.failure = problem.check(f, runs[i], &e.relative_error);
       if (!e.failure.empty()) continue;
       e.ok = e.relative_error <= tolerance(f.bits);
+      if (e.vendor) continue;
       timed.push_back([&run = runs[i]] { run(); });
       timed_entries.push_back(&e);
     }
@@ -290,6 +335,21 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
       for (std::size_t i = 0; i < ms.size(); ++i) {
         timed_entries[i]->ms = ms[i];
         timed_entries[i]->gflops = flop / ms[i] / 1e6;
+      }
+    }
+    if (vendor && row.entries.back().failure.empty()) {
+      GemmBenchEntry& e = row.entries.back();
+      if (o.progress) o.progress(shape.label() + ": timing " + e.kernel);
+      try {
+        e.ms = median_ms(
+            queue,
+            [&] {
+              if (const std::string failed = vendor->run(); !failed.empty()) throw Error(failed);
+            },
+            o.repetitions);
+        e.gflops = flop / e.ms / 1e6;
+      } catch (const Error& error) {
+        e.failure = error.what(), e.ok = false;
       }
     }
     if (o.reference) {
@@ -308,13 +368,17 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
         e.ms = median_ms(queue, [&] { run(); }, 1);
         e.gflops = flop / e.ms / 1e6;
       }
-      // Listed before the external libraries, as the report reads them.
-      row.entries.insert(row.entries.end() - std::ptrdiff_t(o.external.size()), e);
+      // Listed before the external libraries and the vendor's, as the
+      // report reads them.
+      row.entries.insert(
+          row.entries.end() - std::ptrdiff_t(o.external.size() + (vendor ? 1 : 0)), e);
     }
     OverrideVariant(id, f.bits, "");
     for (const GemmBenchEntry& e : row.entries) {
       if (!e.ok) continue;
-      if (e.kernel == "auto" || e.kernel == "variant" || e.kernel == "naive") {
+      if (e.vendor) {
+        row.vendor_gflops = std::max(row.vendor_gflops, e.gflops);
+      } else if (e.kernel == "auto" || e.kernel == "variant" || e.kernel == "naive") {
         row.best_fatcl_gflops = std::max(row.best_fatcl_gflops, e.gflops);
       } else {
         row.external_gflops = std::max(row.external_gflops, e.gflops);
@@ -327,7 +391,8 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
 
 std::string GemmBenchReport::to_text() const {
   std::string out = "GEMM in one form: " + form.describe() + ", on " + device +
-                    " (alpha 1, beta 0; median, host clock around a finished queue)\n";
+                    " (alpha 1, beta 0; median, host clock around a finished queue)\n" +
+                    "vendor BLAS: " + vendor + "\n";
   char line[512];
   for (const GemmBenchRow& r : rows) {
     out += r.shape.label() + ":\n";
@@ -354,6 +419,11 @@ std::string GemmBenchReport::to_text() const {
                       r.best_fatcl_gflops / r.external_gflops);
         out += line;
       }
+      if (r.vendor_gflops > 0) {
+        std::snprintf(line, sizeof line, "   fastest fatcl / vendor: %.2fx",
+                      r.best_fatcl_gflops / r.vendor_gflops);
+        out += line;
+      }
       out += "\n";
     }
   }
@@ -363,6 +433,7 @@ std::string GemmBenchReport::to_text() const {
 std::string GemmBenchReport::to_json() const {
   nlohmann::json j;
   j["device"] = device;
+  j["vendor"] = vendor;
   j["form"] = {{"precision", precision_word(form.bits)},
                {"layout", form.layout == Layout::kRowMajor ? "row" : "col"},
                {"transA", trans(form.a_transpose)},
@@ -384,11 +455,13 @@ std::string GemmBenchReport::to_json() const {
                               {"gflops", e.gflops},
                               {"relative_error", e.relative_error},
                               {"ok", e.ok},
-                              {"failure", e.failure}});
+                              {"failure", e.failure},
+                              {"vendor", e.vendor}});
     }
     s["best_fatcl_gflops"] = r.best_fatcl_gflops;
     if (r.best_fatcl_gflops > 0) s["auto_vs_best"] = auto_gflops / r.best_fatcl_gflops;
     if (r.external_gflops > 0) s["best_fatcl_vs_clblast"] = r.best_fatcl_gflops / r.external_gflops;
+    if (r.vendor_gflops > 0) s["best_fatcl_vs_vendor"] = r.best_fatcl_gflops / r.vendor_gflops;
     j["sizes"].push_back(s);
   }
   return j.dump(2) + "\n";

@@ -86,6 +86,7 @@ int run_gemm_bench_verb(const BenchVerbOptions& o) {
   GemmBenchOptions options;
   if (!o.sizes.empty()) options.shapes = parse_shapes(o.sizes);
   options.repetitions = o.reps;
+  options.top = o.top;
   options.form = o.gemm.form();
   options.tiers = tiers_asked(o.tier);
   options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
@@ -98,6 +99,14 @@ int run_gemm_bench_verb(const BenchVerbOptions& o) {
     std::fprintf(stderr, "fatcl bench: built without CLBlast (libclblast-dev): not timed\n");
   }
 #endif
+  if (o.vendor && o.gemm.forms.empty()) {
+    options.vendor = find_vendor_gemm(device, &options.no_vendor);
+    if (!options.vendor) {
+      std::fprintf(stderr, "fatcl bench: no vendor BLAS timed: %s\n", options.no_vendor.c_str());
+    }
+  } else {
+    options.no_vendor = o.vendor ? "not timed with --forms" : "not asked for (--no-vendor)";
+  }
   if (o.gemm.forms == "all") {
     GemmFormsOptions f;
     f.bits = options.form.bits;
@@ -196,7 +205,8 @@ VerbRun add_bench(CLI::App& app) {
                   "non-square shapes); a kernel at 1/10 of the fastest or less is timed once at "
                   "the sizes after");
   add_whole_number(cmd, "--top", o->top, 0, 100000,
-                   "blocked variants: the family's top N for the device (0: all)");
+                   "blocked variants (with --gemm, the precision's GEMM family's): the "
+                   "family's top N for the device (0: all)");
   cmd->add_option("--tier", o->tier,
                   "time every fatcl variant in this tier: spirv, ptx, source, or all (every tier "
                   "the device takes, in one run; \"both\" is another name for it)");
@@ -213,7 +223,8 @@ VerbRun add_bench(CLI::App& app) {
                 "the host beside CPU devices, each opened at run time where it is installed)");
   add_gemm_form_options(cmd, &o->gemm,
                         "time the GEMM entry points (fatcl/gemm.hpp: the automatic choice and "
-                        "each variant) and CLBlast's same call, in the form the next options give",
+                        "each variant), CLBlast's same call and, in the single-precision "
+                        "row-major NN form, the vendor's BLAS, in the form the next options give",
                         "GEMM: all = every layout and op(A), op(B) of the precision and batch, "
                         "the automatic choice and CLBlast's same calls timed in turn, each form's "
                         "time against the row-major NN call");

@@ -14,6 +14,7 @@
 
 #include "fatcl/bench.hpp"
 #include "fatcl/gemm.hpp"
+#include "fatcl/vendor_blas.hpp"
 
 namespace fatcl {
 
@@ -50,6 +51,7 @@ struct GemmBenchOptions {
   std::vector<BenchShape> shapes;  // empty: default_shapes()
   int repetitions = 5;             // timed runs per kernel and size (median)
   bool variants = true;            // each variant forced, beside the automatic choice
+  std::size_t top = 0;             // of those, the family's first N for the device; 0: every one
   // The reference path (gemm_naive_family) as the baseline, timed once
   // after its checked run (it is there to be right, not fast).
   bool reference = true;
@@ -58,26 +60,34 @@ struct GemmBenchOptions {
   // loader's order.
   std::vector<Tier> tiers;
   std::vector<GemmExternal> external;
+  // The vendor's BLAS (find_vendor_gemm), timed in the single-precision,
+  // row-major, untransposed form of one product (the call VendorGemm
+  // makes); `no_vendor` says why none is, or why a form has none.
+  std::optional<VendorGemm> vendor;
+  std::string no_vendor;
   std::function<void(const std::string&)> progress;  // may be empty
 };
 
 struct GemmBenchEntry {
-  std::string kernel;   // "auto", "variant", "naive" or the external routine's name
+  std::string kernel;   // "auto", "variant", "naive", the external routine's or the vendor's name
   std::string variant;  // the forced variant; "" for auto and external ones
   std::optional<Tier> tier;  // the forced tier; none: the loader's order
   double ms = 0, gflops = 0;
   double relative_error = 0;  // sampled rows against the double-precision reference
   bool ok = false;
   std::string failure;  // why it did not run; "" if it did
+  bool vendor = false;  // the vendor's BLAS (GemmBenchOptions::vendor)
 };
 struct GemmBenchRow {
   BenchShape shape;
   std::vector<GemmBenchEntry> entries;
-  double best_fatcl_gflops = 0, external_gflops = 0;  // 0: none ran right
+  // 0: none ran right
+  double best_fatcl_gflops = 0, external_gflops = 0, vendor_gflops = 0;
 };
 struct GemmBenchReport {
   std::string device;
   GemmForm form;
+  std::string vendor;  // its name, or "none: " and why
   std::vector<GemmBenchRow> rows;
   std::string to_text() const;
   std::string to_json() const;
