@@ -291,24 +291,16 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
     // runs. (Timed in turn with them, the automatic choice after it took up
     // to 0.74 of the same variant forced: OpenBLAS's threads spin on after
     // a call. Debian's PoCL, 2048^3, 2 Zen 4 cores, 2026-12-05.)
-    std::vector<float> vendor_c;
     std::string vendor_failure;
     if (vendor) {
       vendor_failure =
           vendor->prepare(reinterpret_cast<const float*>(problem.ha.data()),
                           reinterpret_cast<const float*>(problem.hb.data()), shape.m, shape.n,
                           shape.k);
-      vendor_c.resize(shape.m * shape.n);
       add(vendor->name, nullptr, std::nullopt, [&] {
-        std::string failed = vendor_failure;
-        if (failed.empty()) failed = vendor->run();
-        if (failed.empty()) failed = vendor->result(vendor_c.data());
-        if (failed.empty()) {
-          const cl_int s = queue.enqueueWriteBuffer(problem.c, CL_TRUE, 0, vendor_c.size() * 4,
-                                                    vendor_c.data());
-          if (s != CL_SUCCESS) failed = "writing the vendor's C back failed: " + cl_status_name(s);
-        }
-        return failed;
+        return vendor_failure.empty()
+                   ? run_vendor_gemm_into(*vendor, queue, problem.c, shape.m * shape.n)
+                   : vendor_failure;
       });
       row.entries.back().vendor = true;
     }

@@ -61,7 +61,7 @@ BenchResult measure_vendor(const cl::CommandQueue& queue, const MatmulProblem& p
   r.kernel = vendor.name;
   r.vendor = true;
   r.rounds = reps;
-  std::vector<float> a(p.m * p.k), b(p.k * p.n), c(p.m * p.n);
+  std::vector<float> a(p.m * p.k), b(p.k * p.n);
   try {
     check_cl(queue.enqueueReadBuffer(p.a, CL_TRUE, 0, a.size() * 4, a.data()), "read A");
     check_cl(queue.enqueueReadBuffer(p.b, CL_TRUE, 0, b.size() * 4, b.data()), "read B");
@@ -71,18 +71,8 @@ BenchResult measure_vendor(const cl::CommandQueue& queue, const MatmulProblem& p
   }
   r.failure = vendor.prepare(a.data(), b.data(), p.m, p.n, p.k);
   if (!r.failure.empty()) return r;
-  const bool ran = check(
-      queue, p,
-      [&] {
-        std::string f = vendor.run();
-        if (f.empty()) f = vendor.result(c.data());
-        if (f.empty()) {
-          const cl_int s = queue.enqueueWriteBuffer(p.c, CL_TRUE, 0, c.size() * 4, c.data());
-          if (s != CL_SUCCESS) f = "writing the vendor's C back failed: " + cl_status_name(s);
-        }
-        return f;
-      },
-      r);
+  const bool ran =
+      check(queue, p, [&] { return run_vendor_gemm_into(vendor, queue, p.c, p.m * p.n); }, r);
   if (!ran) return r;
   try {
     r.ms = median_ms(

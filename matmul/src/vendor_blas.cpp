@@ -318,4 +318,16 @@ std::optional<VendorGemm> find_vendor_gemm(const cl::Device& device, std::string
   return found;
 }
 
+std::string run_vendor_gemm_into(const VendorGemm& vendor, const cl::CommandQueue& queue,
+                                 const cl::Buffer& c, std::size_t count) {
+  std::vector<float> host(count);
+  std::string failed = vendor.run();
+  if (failed.empty()) failed = vendor.result(host.data());
+  if (failed.empty()) {
+    const cl_int s = queue.enqueueWriteBuffer(c, CL_TRUE, 0, count * sizeof(float), host.data());
+    if (s != CL_SUCCESS) failed = "writing the vendor's C back failed: " + cl_status_name(s);
+  }
+  return failed;
+}
+
 }  // namespace fatcl

@@ -82,6 +82,19 @@ GemmExternal clblast_gemm() {
 }
 #endif
 
+// The vendor's BLAS for `device` unless --no-vendor; none, with `no_vendor`
+// saying why (on stderr too where it was asked for).
+std::optional<VendorGemm> vendor_asked(const BenchVerbOptions& o, const cl::Device& device,
+                                       std::string* no_vendor) {
+  if (!o.vendor) {
+    *no_vendor = "not asked for (--no-vendor)";
+    return std::nullopt;
+  }
+  std::optional<VendorGemm> vendor = find_vendor_gemm(device, no_vendor);
+  if (!vendor) std::fprintf(stderr, "fatcl bench: no vendor BLAS timed: %s\n", no_vendor->c_str());
+  return vendor;
+}
+
 int run_gemm_bench_verb(const BenchVerbOptions& o) {
   GemmBenchOptions options;
   if (!o.sizes.empty()) options.shapes = parse_shapes(o.sizes);
@@ -99,11 +112,8 @@ int run_gemm_bench_verb(const BenchVerbOptions& o) {
     std::fprintf(stderr, "fatcl bench: built without CLBlast (libclblast-dev): not timed\n");
   }
 #endif
-  if (o.vendor && o.gemm.forms.empty()) {
-    options.vendor = find_vendor_gemm(device, &options.no_vendor);
-    if (!options.vendor) {
-      std::fprintf(stderr, "fatcl bench: no vendor BLAS timed: %s\n", options.no_vendor.c_str());
-    }
+  if (o.gemm.forms.empty()) {
+    options.vendor = vendor_asked(o, device, &options.no_vendor);
   } else {
     options.no_vendor = o.vendor ? "not timed with --forms" : "not asked for (--no-vendor)";
   }
@@ -144,14 +154,7 @@ int run_bench_verb(const BenchVerbOptions& o) {
     std::fprintf(stderr, "fatcl bench: built without CLBlast (libclblast-dev): not timed\n");
   }
 #endif
-  if (o.vendor) {
-    options.vendor = find_vendor_gemm(device, &options.no_vendor);
-    if (!options.vendor) {
-      std::fprintf(stderr, "fatcl bench: no vendor BLAS timed: %s\n", options.no_vendor.c_str());
-    }
-  } else {
-    options.no_vendor = "not asked for (--no-vendor)";
-  }
+  options.vendor = vendor_asked(o, device, &options.no_vendor);
   const BenchReport report = run_bench(context, device, options);
   if (!o.chart.empty()) {
     detail::write_file_atomic(o.chart, report.to_svg());

@@ -39,4 +39,10 @@ struct VendorGemm {
 // open shared object file", "no vendor BLAS for a GPU of AMD").
 std::optional<VendorGemm> find_vendor_gemm(const cl::Device& device, std::string* why_not);
 
+// One `run` of a prepared vendor GEMM with its C (m x n, `count` floats)
+// written into `c` on `queue` (blocking), so that C is checked as a
+// kernel's is: "" or why it failed.
+std::string run_vendor_gemm_into(const VendorGemm& vendor, const cl::CommandQueue& queue,
+                                 const cl::Buffer& c, std::size_t count);
+
 }  // namespace fatcl
