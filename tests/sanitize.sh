@@ -17,6 +17,10 @@ jobs="$(nproc)"
 start=$(date +%s)
 say() { echo "sanitize: $* ($(( $(date +%s) - start )) s)" >&2; }
 
+# ./run.sh test's build folder (FATCL_BUILD_DIR, relative to the checkout or
+# absolute), whose PoCL kernel cache the sanitized tests read.
+main_build="${FATCL_BUILD_DIR:-build}"
+[[ "$main_build" == /* ]] || main_build="$root/$main_build"
 # The kernels come from the committed generated/ copies (FATCL_CLANG off):
 # the sanitized build checks fatcl, not clang's speed under ASan.
 common=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-15
@@ -24,7 +28,7 @@ common=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-15
         "-DFATCL_POCL_SPIRV_ICD=$(tests/runtimes/pocl-spirv.sh --icd-path)"
         # PoCL's kernel cache of ./run.sh test's build, which compiled the same
         # programs (tests/CMakeLists.txt says what it saves)
-        "-DFATCL_TEST_POCL_CACHE=$root/${FATCL_BUILD_DIR:-build}/tests/pocl-cache")
+        "-DFATCL_TEST_POCL_CACHE=$main_build/tests/pocl-cache")
 
 say "AddressSanitizer + UndefinedBehaviorSanitizer build"
 asan="${prefix}asan"
