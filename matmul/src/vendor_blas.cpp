@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fatcl/detail/format.hpp"
+#include "fatcl/error.hpp"
 
 namespace fatcl {
 namespace {
