@@ -493,10 +493,27 @@ FamilyDecision family_decision(const MatmulFamilyChoice& choice) {
   for (const FamilyPrediction& p : choice.predictions) {
     if (p.weighed && p.family == choice.rule) return FamilyDecision::Weighed;
   }
-  if (!choice.predictions.empty() && choice.predictions.front().distance == 0) {
-    return FamilyDecision::AtShape;
+  for (const FamilyPrediction& p : choice.predictions) {
+    if (p.weighed && p.distance == 0) return FamilyDecision::AtShape;
   }
   return FamilyDecision::Rule;
+}
+
+// The prediction whose device the others are weighed against: this
+// device's own where a family has one (what it measured, online too, is
+// what the next run must read), else the rule's family's neighbour, else
+// the nearest's. On a Xeon with blocked entries of its own at 256 and up
+// and a Zen 4's lattice for the rest, the Zen 4's naive entry at 64^3 won
+// against the Xeon's blocked one six powers of two away (2026-12-06):
+// rates of two machines, and distances of two lattices, are not comparable.
+const FamilyPrediction& weighed_device(const MatmulFamilyChoice& choice) {
+  for (const FamilyPrediction& p : choice.predictions) {
+    if (p.this_device) return p;
+  }
+  for (const FamilyPrediction& p : choice.predictions) {
+    if (p.family == choice.rule) return p;
+  }
+  return choice.predictions.front();
 }
 
 }  // namespace
@@ -526,6 +543,9 @@ MatmulFamilyChoice choose_matmul_family(const DeviceCaps& caps, const Store& sto
     p.family = f;
     p.entry = match.entry->describe();
     p.measured = match.entry->problem;
+    p.measured_on = match.entry->platform + " / " + match.entry->device + " [" +
+                    match.entry->driver + "]";
+    p.this_device = match.similarity == 1;
     for (std::size_t i = 0; i < 3 && i < p.measured.size(); ++i) {
       p.distance += std::fabs(std::log2(double(std::max<std::size_t>(1, p.measured[i]))) -
                               std::log2(double(problem[i])));
@@ -540,9 +560,12 @@ MatmulFamilyChoice choose_matmul_family(const DeviceCaps& caps, const Store& sto
   std::stable_sort(
       choice.predictions.begin(), choice.predictions.end(),
       [](const FamilyPrediction& a, const FamilyPrediction& b) { return a.distance < b.distance; });
-  const double reach = choice.predictions.front().distance + kFamilyReach;
+  const std::string device = weighed_device(choice).measured_on;
+  double reach = -1;
   const FamilyPrediction* best = nullptr;
   for (FamilyPrediction& p : choice.predictions) {
+    if (p.measured_on != device) continue;
+    if (reach < 0) reach = p.distance + kFamilyReach;  // the nearest of that device's
     p.weighed = p.distance <= reach;
     if (p.weighed && (!best || p.gflops > best->gflops)) best = &p;
   }
@@ -567,7 +590,10 @@ std::string MatmulFamilyChoice::to_string() const {
     out += detail::format("\n  %-7s %.1f GFLOP/s (%s) from the entry %s, %.1f powers of two away",
                           fatcl::to_string(p.family), p.gflops, p.variant.c_str(), p.entry.c_str(),
                           p.distance);
-    if (!p.weighed) {
+    if (!p.weighed && p.measured_on != weighed_device(*this).measured_on) {
+      out += ", not weighed (measured on " + p.measured_on + ", the families weighed on " +
+             weighed_device(*this).measured_on + ")";
+    } else if (!p.weighed) {
       out += detail::format(", not weighed (more than %.0f beyond the nearest)", kFamilyReach);
     }
   }

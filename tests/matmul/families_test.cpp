@@ -635,6 +635,69 @@ TEST(MatmulFamilies, AutoWeighsTheFamiliesByTheirMeasuredNeighbours) {
   EXPECT_EQ(none.to_string(), "");
 }
 
+// Auto weighs rates of one device: a Xeon with blocked entries of its own
+// at 256^3 and up took its tiled and naive entries from a Zen 4's lattice,
+// whose naive entry at 64^3 outweighed the Xeon's blocked one six powers of
+// two away, and the naive kernel ran 64^3 at 3.2 GFLOP/s (2026-12-06). The
+// rule's family keeps its own entry; what the Xeon measured itself at the
+// shape (learning online) still decides.
+TEST(MatmulFamilies, AutoWeighsTheRatesOfOneDevice) {
+  DeviceCaps zen4 = device(1024, 4096, 3, 0, "");
+  zen4.platform_name = "synthetic CPU platform";
+  zen4.device_name = "a Zen 4";
+  zen4.device_type = CL_DEVICE_TYPE_CPU;
+  zen4.vendor = "AuthenticAMD";
+  zen4.compute_units = 2;
+  zen4.isa = "avx512";
+  zen4.fused_multiply_add = true;
+  DeviceCaps xeon = zen4;
+  xeon.device_name = "a Xeon";
+  xeon.vendor = "GenuineIntel";
+  auto on = [](const DeviceCaps& caps, TuningEntry e) {
+    e.platform = caps.platform_name;
+    e.device = caps.device_name;
+    e.driver = caps.driver_version;
+    e.measured_on = caps.profile();
+    return e;
+  };
+  const char* blocked =
+      "matmul_blocked_MWG32_NWG32_KWG8_MDIMC4_NDIMC2_VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1";
+  Store store;
+  store.put_tuning(on(xeon, synthetic_entry(MatmulKernel::Blocked, {256, 256, 256},
+                                            {{blocked, 84.7}})));
+  store.put_tuning(on(zen4, synthetic_entry(MatmulKernel::Naive, {64, 64, 64},
+                                            {{"matmul_naive", 3.7}})));
+  store.put_tuning(on(zen4, synthetic_entry(MatmulKernel::Tiled, {64, 64, 64},
+                                            {{"matmul_tiled_TILE32", 3.2}})));
+  const MatmulFamilyChoice mixed =
+      choose_matmul_family(xeon, store, 64, 64, 64, MatmulKernel::Blocked);
+  const std::string why = mixed.to_string();
+  EXPECT_EQ(mixed.family, MatmulKernel::Blocked) << why;
+  ASSERT_EQ(mixed.predictions.size(), 3u) << why;
+  for (const FamilyPrediction& p : mixed.predictions) {
+    EXPECT_EQ(p.weighed, p.family == MatmulKernel::Blocked) << why;
+    EXPECT_EQ(p.this_device, p.family == MatmulKernel::Blocked) << why;
+  }
+  EXPECT_NE(why.find("blocked runs it: its measured neighbour predicts"), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("not weighed (measured on synthetic CPU platform / a Zen 4 [1], the "
+                     "families weighed on synthetic CPU platform / a Xeon [1])"),
+            std::string::npos)
+      << why;
+  // The Zen 4 itself weighs its own lattice as before.
+  const MatmulFamilyChoice zen =
+      choose_matmul_family(zen4, store, 64, 64, 64, MatmulKernel::Blocked);
+  EXPECT_EQ(zen.family, MatmulKernel::Naive) << zen.to_string();
+  // The Xeon learned the naive kernel at the shape: its own measurement decides.
+  store.put_tuning(on(xeon, synthetic_entry(MatmulKernel::Naive, {64, 64, 64},
+                                            {{"matmul_naive", 3.9}})));
+  const MatmulFamilyChoice learned =
+      choose_matmul_family(xeon, store, 64, 64, 64, MatmulKernel::Blocked);
+  EXPECT_EQ(learned.family, MatmulKernel::Naive) << learned.to_string();
+  EXPECT_NE(learned.to_string().find("naive   3.9 GFLOP/s"), std::string::npos)
+      << learned.to_string();
+}
+
 // The models of the per-element families: padding to whole tiles and how
 // many compute units their work-groups fill.
 TEST(MatmulFamilies, PerElementModelsCountPaddingAndFill) {

@@ -72,7 +72,9 @@ struct FamilyPrediction {
   double distance = 0;                // from the shape: |log2| summed over M, N and K
   std::string variant;                // the carried leader
   double gflops = 0;                  // its predicted rate at the shape
-  bool weighed = false;               // near enough to compete (kFamilyReach)
+  std::string measured_on;            // the entry's platform, device and driver
+  bool this_device = false;           // measured on this device, not a neighbour
+  bool weighed = false;  // measured where the others weighed were, near enough (kFamilyReach)
 };
 // Which family runs an M x N x K product (MatmulKernel::Auto).
 struct MatmulFamilyChoice {
@@ -94,6 +96,10 @@ constexpr double kFamilyReach = 1;
 // few-rows where M <= kMatmulSkinny and few-columns where N <= kMatmulSkinny.
 // Each candidate's measured neighbour predicts its rate at the shape; of
 // those within kFamilyReach of the nearest, the highest prediction wins.
+// Rates are weighed only against rates of one device: this device's where
+// any family has an entry of its own, else the device whose entry the
+// rule's family takes (each family may take another neighbour, or this
+// device's entries for one family and a neighbour's for the rest).
 // Where the rule's family (matmul_family_for) has no such entry, the rule
 // decides: a family is not passed over for want of a measurement; unless
 // the nearest entry was measured at the shape itself (as learning online
