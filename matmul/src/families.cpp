@@ -586,13 +586,14 @@ std::string MatmulFamilyChoice::to_string() const {
              "rate (the rule's family has no measured neighbour near enough)"
            : " runs it, by the rule: it has no measured neighbour near enough to weigh it "
              "against the others");
+  const std::string& device = weighed_device(*this).measured_on;
   for (const FamilyPrediction& p : predictions) {
     out += detail::format("\n  %-7s %.1f GFLOP/s (%s) from the entry %s, %.1f powers of two away",
                           fatcl::to_string(p.family), p.gflops, p.variant.c_str(), p.entry.c_str(),
                           p.distance);
-    if (!p.weighed && p.measured_on != weighed_device(*this).measured_on) {
+    if (!p.weighed && p.measured_on != device) {
       out += ", not weighed (measured on " + p.measured_on + ", the families weighed on " +
-             weighed_device(*this).measured_on + ")";
+             device + ")";
     } else if (!p.weighed) {
       out += detail::format(", not weighed (more than %.0f beyond the nearest)", kFamilyReach);
     }

@@ -390,6 +390,20 @@ DeviceCaps gpu_with_132_units() {
   return gpu;
 }
 
+// Two cores of an AVX-512 CPU that fuses multiply-adds, on one synthetic
+// platform: two makers' CPUs similar enough to share their entries.
+DeviceCaps avx512_cpu(const char* name, const char* vendor) {
+  DeviceCaps cpu = device(48, 1024, 3, 0, "");
+  cpu.platform_name = "synthetic CPU platform";
+  cpu.device_name = name;
+  cpu.device_type = CL_DEVICE_TYPE_CPU;
+  cpu.vendor = vendor;
+  cpu.compute_units = 2;
+  cpu.isa = "avx512";
+  cpu.fused_multiply_add = true;
+  return cpu;
+}
+
 // The GEMM families carry an entry to sizes it was not measured at by
 // their model (padding to whole tiles, the batch's work-groups over the
 // compute units): the H200's entry for 1,000 products of 128^3 (the 64 x 64
@@ -491,17 +505,8 @@ TEST(MatmulFamilies, ANeighboursEntryDoesNotTellApartSpeedsWithinItsResolution) 
                     small1 = p + "MWG16_NWG32_KWG8_MDIMC2_NDIMC2" + tail + "1_DB0_VWA1",
                     default1 = p + "MWG32_NWG64_KWG8_MDIMC4_NDIMC4" + tail + "1_DB0_VWA1",
                     default0 = p + "MWG32_NWG64_KWG8_MDIMC4_NDIMC4" + tail + "0_DB0_VWA1";
-  DeviceCaps zen4 = device(48, 1024, 3, 0, "");
-  zen4.platform_name = "synthetic CPU platform";
-  zen4.device_name = "a Zen 4";
-  zen4.device_type = CL_DEVICE_TYPE_CPU;
-  zen4.vendor = "AuthenticAMD";
-  zen4.compute_units = 2;
-  zen4.isa = "avx512";
-  zen4.fused_multiply_add = true;
-  DeviceCaps xeon = zen4;
-  xeon.device_name = "a Xeon";
-  xeon.vendor = "GenuineIntel";
+  const DeviceCaps zen4 = avx512_cpu("a Zen 4", "AuthenticAMD"),
+                   xeon = avx512_cpu("a Xeon", "GenuineIntel");
   auto measured = [&](double first) {
     TuningEntry e;
     e.family = m.family;
@@ -642,17 +647,8 @@ TEST(MatmulFamilies, AutoWeighsTheFamiliesByTheirMeasuredNeighbours) {
 // rule's family keeps its own entry; what the Xeon measured itself at the
 // shape (learning online) still decides.
 TEST(MatmulFamilies, AutoWeighsTheRatesOfOneDevice) {
-  DeviceCaps zen4 = device(1024, 4096, 3, 0, "");
-  zen4.platform_name = "synthetic CPU platform";
-  zen4.device_name = "a Zen 4";
-  zen4.device_type = CL_DEVICE_TYPE_CPU;
-  zen4.vendor = "AuthenticAMD";
-  zen4.compute_units = 2;
-  zen4.isa = "avx512";
-  zen4.fused_multiply_add = true;
-  DeviceCaps xeon = zen4;
-  xeon.device_name = "a Xeon";
-  xeon.vendor = "GenuineIntel";
+  const DeviceCaps zen4 = avx512_cpu("a Zen 4", "AuthenticAMD"),
+                   xeon = avx512_cpu("a Xeon", "GenuineIntel");
   auto on = [](const DeviceCaps& caps, TuningEntry e) {
     e.platform = caps.platform_name;
     e.device = caps.device_name;
