@@ -315,6 +315,11 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
       e.failure = problem.check(f, runs[i], &e.relative_error);
       if (!e.failure.empty()) continue;
       e.ok = e.relative_error <= tolerance(f.bits);
+      if (e.kernel == "auto") {
+        const detail::GemmLastRun last = detail::gemm_last_run();
+        e.chosen = last.variant, e.ran = last.how;
+        if (!last.variant.empty()) e.chosen_tier = last.tier;
+      }
       if (e.vendor) continue;
       timed.push_back([&run = runs[i]] { run(); });
       timed_entries.push_back(&e);
@@ -402,6 +407,10 @@ std::string GemmBenchReport::to_text() const {
       std::snprintf(line, sizeof line, "  %-100s %10.3f ms %10.1f GFLOP/s  error %.1e%s\n",
                     name.c_str(), e.ms, e.gflops, e.relative_error, e.ok ? "" : "  WRONG");
       out += line;
+      if (!e.chosen.empty()) {
+        out += "    ran " + e.chosen + " (" + to_string(*e.chosen_tier) + " tier) for " + e.ran +
+               "\n";
+      }
     }
     if (r.best_fatcl_gflops > 0) {
       std::snprintf(line, sizeof line, "  automatic / fastest fatcl: %.2f", auto_gflops / r.best_fatcl_gflops);
@@ -449,6 +458,11 @@ std::string GemmBenchReport::to_json() const {
                               {"ok", e.ok},
                               {"failure", e.failure},
                               {"vendor", e.vendor}});
+      if (e.kernel == "auto" && !e.chosen.empty()) {
+        s["results"].back()["chosen"] = {{"variant", e.chosen},
+                                         {"tier", to_string(*e.chosen_tier)},
+                                         {"ran", e.ran}};
+      }
     }
     s["best_fatcl_gflops"] = r.best_fatcl_gflops;
     if (r.best_fatcl_gflops > 0) s["auto_vs_best"] = auto_gflops / r.best_fatcl_gflops;

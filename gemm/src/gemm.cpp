@@ -31,6 +31,7 @@ detail::Stored detail::stored(char name, Layout layout, bool trans, std::size_t 
 namespace {
 
 thread_local std::string g_message;
+thread_local detail::GemmLastRun g_last_call;
 
 // A status and why, in words (GemmMessage()).
 struct Failure {
@@ -79,6 +80,9 @@ struct Chosen {
   cl::Program program;
   Variant variant;
   std::string kernel;  // the function's name: gemm_blocked, gemm_naive, gemm_transpose
+  Tier tier = Tier::Source;
+  // Why the loader chose it (GemmLastCall()), shared by the calls kept on it.
+  std::shared_ptr<const Explanation> explanation;
 };
 struct Planned {
   Variant variant;
@@ -338,7 +342,8 @@ Chosen kept_or_loaded(Kept& all, const ChoiceKey& key, cl_context context, cl_de
   const LoadedKernel loaded =
       load(cl::Context(context, true), cl::Device(device, true), family, options);
   return all.choices
-      .emplace(key, Chosen{loaded.program, loaded.variant, family.manifest().kernel})
+      .emplace(key, Chosen{loaded.program, loaded.variant, family.manifest().kernel, loaded.tier,
+                           std::make_shared<const Explanation>(loaded.explanation)})
       .first->second;
 }
 
@@ -659,6 +664,9 @@ StatusCode run(Request r) {
       *r.temp_size = 0;
       return StatusCode::kSuccess;
     }
+    g_last_call.how = "nothing computed: " +
+                      std::string(r.m == 0 || r.n == 0 ? "C is empty" : "C = beta C with beta 1") +
+                      " (BLAS's quick return)";
     return finish(queue, r.event);
   }
   // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T: the
@@ -947,6 +955,7 @@ StatusCode run(Request r) {
   const std::size_t k_per_launch =
       matmul_k_per_launch(facts.caps, blocked ? MatmulKernel::Blocked : MatmulKernel::Naive,
                           chosen.variant, (panel ? panel : l.b_ld) * element);
+  std::size_t launches = 0;
   // With K split, the whole parts as a batch, each into its own m x n of
   // the space (alpha 1, beta 0), product p's operands part_k further along
   // K than p - 1's; the rest of K added onto the last one's.
@@ -992,6 +1001,7 @@ StatusCode run(Request r) {
         l.accumulate = part.onto || k0 > 0;
         const cl_event done = detail::launch_gemm(queue, kernel(), chosen.variant, r.bits, l,
                                                   waits(), events);
+        ++launches;
         if (done) last = {cl::Event(done, false)};
         k0 += l.k;
       } while (k0 < part.k);
@@ -1020,6 +1030,40 @@ StatusCode run(Request r) {
     }
   }
   if (space.kept) space.kept->read_by = last.front();
+  // What ran, in words (GemmLastCall()).
+  {
+    std::vector<std::string> how;
+    if (r.layout == Layout::kColMajor) {
+      how.push_back("the column-major call as the row-major product of its operands swapped");
+    }
+    if (as_transpose) {
+      how.push_back("the call's transpose (C^T = op(B)^T op(A)^T: its A is the call's B), C^T "
+                    "moved into C after");
+    }
+    if (pack_a) how.push_back("A^T packed");
+    if (panel) {
+      how.push_back(std::string(pack_b ? "B^T" : "B") + " packed into panels " +
+                    std::to_string(panel) + " columns wide");
+    } else if (pack_b) {
+      how.push_back("B^T packed");
+    }
+    if (copy_b) how.push_back("B copied into rows of " + std::to_string(b_padded_ld));
+    if (split) how.push_back("K in " + std::to_string(planes) + " parts, then summed");
+    how.push_back(std::to_string(launches) + (launches == 1 ? " launch" : " launches") +
+                  " of the product" +
+                  (k_used > k_per_launch
+                       ? " (K in launches of at most " + std::to_string(k_per_launch) + ")"
+                       : ""));
+    std::string said = (r.batch > 1 ? std::to_string(r.batch) + " products of " : "") +
+                       "row-major " + std::to_string(r.m) + " x " + std::to_string(r.n) + " x " +
+                       std::to_string(k_used) + ", op(A) = " + (a_trans ? "A^T" : "A") +
+                       ", op(B) = " + (b_trans ? "B^T" : "B");
+    for (const std::string& h : how) said += "; " + h;
+    g_last_call.variant = chosen.variant.name;
+    g_last_call.tier = chosen.tier;
+    g_last_call.how = std::move(said);
+    g_last_call.explanation = chosen.explanation;
+  }
   if (r.event) {
     check_cl(clRetainEvent(last.front()()), "clRetainEvent");
     *r.event = last.front()();
@@ -1030,6 +1074,7 @@ StatusCode run(Request r) {
 // run() with every exception turned into a status and a message.
 StatusCode guarded(Request r) {
   g_message.clear();
+  g_last_call = {};
   try {
     return run(std::move(r));
   } catch (const Error& e) {
@@ -1269,6 +1314,16 @@ StatusCode ClearCache() {
   all.devices.clear();
   g_message.clear();
   return StatusCode::kSuccess;
+}
+
+detail::GemmLastRun detail::gemm_last_run() { return g_last_call; }
+
+std::string GemmLastCall() {
+  const detail::GemmLastRun& r = g_last_call;
+  if (r.variant.empty()) return r.how;
+  std::string said = r.variant + " (" + to_string(r.tier) + " tier) for " + r.how;
+  if (r.explanation) said += "\n" + r.explanation->to_string();
+  return said;
 }
 
 std::string GemmMessage() { return g_message; }

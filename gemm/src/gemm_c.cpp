@@ -8,6 +8,7 @@
 namespace {
 
 thread_local std::string g_c_message;
+thread_local std::string g_c_last_call;
 
 fatcl::Layout layout(FatclLayout l) { return static_cast<fatcl::Layout>(l); }
 fatcl::Transpose transpose(FatclTranspose t) { return static_cast<fatcl::Transpose>(t); }
@@ -102,6 +103,11 @@ FatclStatusCode FatclClearCache(void) { return status(fatcl::ClearCache()); }
 const char* FatclGemmMessage(void) {
   g_c_message = fatcl::GemmMessage();
   return g_c_message.c_str();
+}
+
+const char* FatclGemmLastCall(void) {
+  g_c_last_call = fatcl::GemmLastCall();
+  return g_c_last_call.c_str();
 }
 
 const char* FatclStatusName(FatclStatusCode s) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "fatcl/gemm.hpp"
@@ -28,6 +30,18 @@ struct GemmLaunch {
   cl_mem batch_offsets = nullptr;  // cl_long, 3 per product
   cl_mem batch_scalars = nullptr;  // the kernel's type, 2 per product
 };
+
+// What the last successful entry-point call on this thread ran, as
+// GemmLastCall() words it: the point and its tier, then `how` (the form and
+// sizes it ran as, its passes and launches) and why the loader chose the
+// point. A quick return (nothing to compute) has `how` alone.
+struct GemmLastRun {
+  std::string variant;
+  Tier tier = Tier::Source;
+  std::string how;
+  std::shared_ptr<const Explanation> explanation;
+};
+GemmLastRun gemm_last_run();
 
 // Enqueues `kernel` (a variant of gemm_family(bits)) for `l` after `wait`
 // and returns its event, or nullptr where `event` is false (NVIDIA's driver

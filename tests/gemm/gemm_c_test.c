@@ -158,6 +158,8 @@ int main(void) {
     }
     printf("Sgemm strided batch: %d of 8 elements wrong\n", wrong);
     expect(wrong == 0, "the strided batch matches the reference");
+    expect(strstr(FatclGemmLastCall(), " tier) for 2 products of row-major 2 x 2 x 3") != NULL,
+           "FatclGemmLastCall names the batch it ran");
 
     /* A leading dimension below the least: CLBlast's status and a cause. */
     s = FatclSgemm(FatclLayoutRowMajor, FatclTransposeNo, FatclTransposeNo, 2, 2, 3, 1.0f, da, 0,
@@ -165,6 +167,7 @@ int main(void) {
     printf("lda 2 for 3 columns: %s: %s\n", FatclStatusName(s), FatclGemmMessage());
     expect(s == FatclInvalidLeadDimA, "lda below K gives FatclInvalidLeadDimA");
     expect(strstr(FatclGemmMessage(), "leading dimension") != NULL, "the message names the cause");
+    expect(FatclGemmLastCall()[0] == '\0', "a refused call ran nothing");
 
     /* The temporary buffer's size (CLBlast's name, a capital G): at most
      * A^T and B^T packed; no place for the answer is an invalid value. */

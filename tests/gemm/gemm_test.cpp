@@ -884,6 +884,11 @@ TEST(Gemm, ThinProductsAreComputedAsTheirTranspose) {
       for (double beta : {0.0, 0.5}) {
         f.beta = beta;
         check_forms(bits, {f}, "");
+        // GemmLastCall() says so: the point, the layout and the transpose.
+        const std::string ran = GemmLastCall();
+        EXPECT_EQ(ran.rfind(point->name + " (", 0), 0u) << ran;
+        EXPECT_EQ(ran.find("the call's transpose") != std::string::npos, as_transpose) << ran;
+        EXPECT_EQ(ran.find("column-major call") != std::string::npos, !row) << ran;
       }
     }
     OverrideVariant(device, bits, "");
@@ -1079,6 +1084,49 @@ TEST(Gemm, PrecisionsTheDeviceLacksAreRefusedWithoutABuild) {
   if (!runtime().fp16) EXPECT_NE(GemmMessage().find("cl_khr_fp16"), std::string::npos);
   runtime().cl.queue.finish();
   std::cout << "double: " << to_string(d) << ", half: " << to_string(h) << "\n";
+}
+
+// GemmLastCall() words what the last call on this thread ran: the point the
+// loader chose, its tier, the row-major form and sizes, its launches, and
+// the loader's explanation; a quick return says that nothing was computed,
+// a failed call leaves it empty.
+TEST(Gemm, TheLastCallSaysWhatRan) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  const cl::Context& ctx = runtime().cl.context;
+  cl_command_queue q = runtime().cl.queue();
+  cl::Buffer a(ctx, CL_MEM_READ_WRITE, 4 * 6 * 5), b(ctx, CL_MEM_READ_WRITE, 4 * 5 * 7),
+      c(ctx, CL_MEM_READ_WRITE, 4 * 6 * 7);
+  const auto R = Layout::kRowMajor, Cm = Layout::kColMajor;
+  const auto N = Transpose::kNo;
+  ASSERT_EQ(Gemm<float>(R, N, N, 6, 7, 5, 1.f, a(), 0, 5, b(), 0, 7, 0.f, c(), 0, 7, &q),
+            StatusCode::kSuccess)
+      << GemmMessage();
+  std::string ran = GemmLastCall();
+  bool named = false;
+  for (const Family* f : gemm_families(32)) {
+    for (const Variant& v : f->manifest().variants) named |= ran.rfind(v.name + " (", 0) == 0;
+  }
+  EXPECT_TRUE(named) << ran;
+  EXPECT_NE(ran.find(" tier) for row-major 6 x 7 x 5, op(A) = A, op(B) = B;"), std::string::npos)
+      << ran;
+  EXPECT_NE(ran.find("1 launch of the product"), std::string::npos) << ran;
+  EXPECT_NE(ran.find("\n"), std::string::npos) << "no explanation: " << ran;
+  // Column-major: the row-major product of the operands swapped, 7 x 6.
+  ASSERT_EQ(Gemm<float>(Cm, N, N, 6, 7, 5, 1.f, a(), 0, 6, b(), 0, 5, 0.f, c(), 0, 6, &q),
+            StatusCode::kSuccess)
+      << GemmMessage();
+  ran = GemmLastCall();
+  EXPECT_NE(ran.find("for row-major 7 x 6 x 5"), std::string::npos) << ran;
+  EXPECT_NE(ran.find("the column-major call as the row-major product"), std::string::npos) << ran;
+  ASSERT_EQ(Gemm<float>(R, N, N, 0, 7, 5, 1.f, a(), 0, 5, b(), 0, 7, 0.f, c(), 0, 7, &q),
+            StatusCode::kSuccess)
+      << GemmMessage();
+  EXPECT_EQ(GemmLastCall(), "nothing computed: C is empty (BLAS's quick return)");
+  // ldc below N: refused, and nothing ran.
+  EXPECT_EQ(Gemm<float>(R, N, N, 6, 7, 5, 1.f, a(), 0, 5, b(), 0, 7, 0.f, c(), 0, 6, &q),
+            StatusCode::kInvalidLeadDimC);
+  EXPECT_EQ(GemmLastCall(), "");
+  runtime().cl.queue.finish();
 }
 
 // CLBlast's status codes for bad calls, each with a message naming the cause.

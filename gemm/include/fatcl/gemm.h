@@ -204,6 +204,11 @@ FatclStatusCode FatclClearCache(void);
 /* Why the last call on this thread returned what it did, in words ("" after
  * FatclSuccess); valid until that thread's next call. */
 const char* FatclGemmMessage(void);
+/* What the last successful call on this thread ran, in words (the point
+ * and its tier, the form and sizes it ran as, its passes and launches, then
+ * the loader's explanation; "" after a failed call); valid until that
+ * thread's next call (fatcl::GemmLastCall). */
+const char* FatclGemmLastCall(void);
 /* The status's name, e.g. "kInvalidLeadDimA" ("" for one CLBlast does not
  * name). */
 const char* FatclStatusName(FatclStatusCode status);

@@ -233,5 +233,13 @@ const char* to_string(StatusCode status);
 // words: the argument and the bound it broke, the device that lacks a
 // precision, the OpenCL call that failed. "" after kSuccess.
 std::string GemmMessage();
+// What the last successful entry-point call on this thread ran, in words:
+// the point and its tier, the row-major form and sizes it ran as (a
+// column-major call, a product computed as its transpose), the passes
+// before it (A^T or B^T packed, B in panels or longer rows, K in parts)
+// and its launches; then, on the lines after, the loader's explanation of
+// that choice (the tuning entry and the model's figures that ranked it).
+// "" after a call that failed or only asked GemmTempBufferSize.
+std::string GemmLastCall();
 
 }  // namespace fatcl
