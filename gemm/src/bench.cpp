@@ -319,6 +319,7 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
         const detail::GemmLastRun last = detail::gemm_last_run();
         e.chosen = last.variant, e.ran = last.how;
         if (!last.variant.empty()) e.chosen_tier = last.tier;
+        row.tuned = last.tuned;
       }
       if (e.vendor) continue;
       timed.push_back([&run = runs[i]] { run(); });
@@ -386,6 +387,26 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
   return report;
 }
 
+namespace {
+
+// The automatic choice against the fastest fatcl call, over the sizes a
+// tuning entry of their own size class decided (tuned) or the others, as
+// fatcl bench summarises fatcl::Matmul's.
+std::optional<ChoiceSummary> summarize_choice(const std::vector<GemmBenchRow>& rows, bool tuned) {
+  std::vector<double> ratios;
+  for (const GemmBenchRow& r : rows) {
+    if (r.tuned != tuned || r.best_fatcl_gflops <= 0) continue;
+    double auto_gflops = 0;  // an automatic choice that did not run counts as 0
+    for (const GemmBenchEntry& e : r.entries) {
+      if (e.kernel == "auto" && e.ok) auto_gflops = e.gflops;
+    }
+    ratios.push_back(auto_gflops / r.best_fatcl_gflops);
+  }
+  return fatcl::summarize_choice(ratios);
+}
+
+}  // namespace
+
 std::string GemmBenchReport::to_text() const {
   std::string out = "GEMM in one form: " + form.describe() + ", on " + device +
                     " (alpha 1, beta 0; median, host clock around a finished queue)\n" +
@@ -413,7 +434,8 @@ std::string GemmBenchReport::to_text() const {
       }
     }
     if (r.best_fatcl_gflops > 0) {
-      std::snprintf(line, sizeof line, "  automatic / fastest fatcl: %.2f", auto_gflops / r.best_fatcl_gflops);
+      std::snprintf(line, sizeof line, "  automatic / fastest fatcl: %.2f (%s size)",
+                    auto_gflops / r.best_fatcl_gflops, r.tuned ? "tuned" : "untuned");
       out += line;
       if (r.external_gflops > 0) {
         std::snprintf(line, sizeof line, "   fastest fatcl / CLBlast: %.2fx",
@@ -426,6 +448,15 @@ std::string GemmBenchReport::to_text() const {
         out += line;
       }
       out += "\n";
+    }
+  }
+  for (const bool tuned : {true, false}) {
+    if (const std::optional<ChoiceSummary> c = summarize_choice(rows, tuned)) {
+      std::snprintf(line, sizeof line,
+                    "automatic / fastest over the %s sizes (%zu): geometric mean %.2f, lowest "
+                    "%.2f\n",
+                    tuned ? "tuned" : "untuned", c->sizes, c->geomean, c->lowest);
+      out += line;
     }
   }
   return out;
@@ -465,10 +496,17 @@ std::string GemmBenchReport::to_json() const {
       }
     }
     s["best_fatcl_gflops"] = r.best_fatcl_gflops;
+    s["tuned"] = r.tuned;
     if (r.best_fatcl_gflops > 0) s["auto_vs_best"] = auto_gflops / r.best_fatcl_gflops;
     if (r.external_gflops > 0) s["best_fatcl_vs_clblast"] = r.best_fatcl_gflops / r.external_gflops;
     if (r.vendor_gflops > 0) s["best_fatcl_vs_vendor"] = r.best_fatcl_gflops / r.vendor_gflops;
     j["sizes"].push_back(s);
+  }
+  for (const bool tuned : {true, false}) {
+    const std::optional<ChoiceSummary> c = summarize_choice(rows, tuned);
+    j[tuned ? "auto_vs_best_tuned" : "auto_vs_best_untuned"] =
+        c ? nlohmann::json{{"sizes", c->sizes}, {"geomean", c->geomean}, {"lowest", c->lowest}}
+          : nlohmann::json(nullptr);
   }
   return j.dump(2) + "\n";
 }

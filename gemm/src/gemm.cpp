@@ -81,8 +81,10 @@ struct Chosen {
   Variant variant;
   std::string kernel;  // the function's name: gemm_blocked, gemm_naive, gemm_transpose
   Tier tier = Tier::Source;
-  // Why the loader chose it (GemmLastCall()), shared by the calls kept on it.
+  // Why the loader chose it (GemmLastCall()), shared by the calls kept on it,
+  // and the tuning entry that ranked it, if one did.
   std::shared_ptr<const Explanation> explanation;
+  std::optional<TuningEntry> tuning_entry;
 };
 struct Planned {
   Variant variant;
@@ -343,7 +345,8 @@ Chosen kept_or_loaded(Kept& all, const ChoiceKey& key, cl_context context, cl_de
       load(cl::Context(context, true), cl::Device(device, true), family, options);
   return all.choices
       .emplace(key, Chosen{loaded.program, loaded.variant, family.manifest().kernel, loaded.tier,
-                           std::make_shared<const Explanation>(loaded.explanation)})
+                           std::make_shared<const Explanation>(loaded.explanation),
+                           loaded.tuning_entry})
       .first->second;
 }
 
@@ -1063,6 +1066,12 @@ StatusCode run(Request r) {
     g_last_call.tier = chosen.tier;
     g_last_call.how = std::move(said);
     g_last_call.explanation = chosen.explanation;
+    // Tuned: an entry measured on this device at the size class the product
+    // ran at decided (as fatcl::Matmul and its bench count it).
+    const std::optional<TuningEntry>& e = chosen.tuning_entry;
+    g_last_call.tuned = e &&
+                        e->size_class() == fatcl::size_class({r.m, r.n, k_used, r.batch}) &&
+                        measured_here(*e, facts.caps);
   }
   if (r.event) {
     check_cl(clRetainEvent(last.front()()), "clRetainEvent");

@@ -40,6 +40,9 @@ struct GemmLastRun {
   Tier tier = Tier::Source;
   std::string how;
   std::shared_ptr<const Explanation> explanation;
+  // A tuning entry measured on this device at the product's size class
+  // ranked the point (fatcl bench --gemm's tuned sizes).
+  bool tuned = false;
 };
 GemmLastRun gemm_last_run();
 

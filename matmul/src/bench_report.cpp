@@ -10,6 +10,21 @@
 #include "fatcl/detail/format.hpp"
 
 namespace fatcl {
+std::optional<ChoiceSummary> summarize_choice(const std::vector<double>& auto_vs_best) {
+  if (auto_vs_best.empty()) return std::nullopt;
+  ChoiceSummary c;
+  double log_sum = 0;
+  bool failed = false;
+  for (const double ratio : auto_vs_best) {
+    if (ratio == 0) failed = true;
+    if (ratio > 0) log_sum += std::log(ratio);
+    c.lowest = c.sizes ? std::min(c.lowest, ratio) : ratio;
+    ++c.sizes;
+  }
+  c.geomean = failed ? 0 : std::exp(log_sum / double(c.sizes));
+  return c;
+}
+
 namespace {
 
 std::string xml_escape(const std::string& text) {
@@ -80,28 +95,15 @@ const std::vector<std::pair<Tier, std::string>>& compared_tiers() {
 
 // The automatic choice against the fastest fatcl result, over the sizes a
 // tuning entry of their own size class decided (tuned) or the others.
-struct ChoiceSummary {
-  std::size_t sizes = 0;
-  double geomean = 0, lowest = 0;
-};
-
 std::optional<ChoiceSummary> summarize_choice(const std::vector<BenchSize>& sizes, bool tuned) {
-  ChoiceSummary c;
-  double log_sum = 0;
-  bool failed = false;
+  std::vector<double> ratios;
   for (const BenchSize& s : sizes) {
     const BenchResult* best = s.best_fatcl();
     if (s.tuned != tuned || !best || best->gflops <= 0) continue;
     // An automatic choice that did not run counts as 0.
-    const double ratio = std::max(0.0, s.auto_gflops / best->gflops);
-    if (ratio == 0) failed = true;
-    if (ratio > 0) log_sum += std::log(ratio);
-    c.lowest = c.sizes ? std::min(c.lowest, ratio) : ratio;
-    ++c.sizes;
+    ratios.push_back(std::max(0.0, s.auto_gflops / best->gflops));
   }
-  if (c.sizes == 0) return std::nullopt;
-  c.geomean = failed ? 0 : std::exp(log_sum / double(c.sizes));
-  return c;
+  return fatcl::summarize_choice(ratios);
 }
 
 // "automatic / fastest over the tuned sizes (3): geometric mean 0.98, ..."

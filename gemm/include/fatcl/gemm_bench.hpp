@@ -88,6 +88,9 @@ struct GemmBenchRow {
   std::vector<GemmBenchEntry> entries;
   // 0: none ran right
   double best_fatcl_gflops = 0, external_gflops = 0, vendor_gflops = 0;
+  // A tuning entry measured on this device at the size class the automatic
+  // choice's product ran at ranked its point (as fatcl bench counts sizes).
+  bool tuned = false;
 };
 struct GemmBenchReport {
   std::string device;

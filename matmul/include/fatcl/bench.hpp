@@ -133,6 +133,16 @@ struct BenchOnline {
   double slowest_vs_choice(bool with_first) const;
 };
 
+// The automatic choice against the fastest fatcl result over a group of
+// sizes (a bench's tuned or untuned ones), one ratio a size: how many, their
+// geometric mean and the lowest. A ratio of 0 (the automatic choice did not
+// run) makes the mean 0. None for no sizes. Both benches' summaries.
+struct ChoiceSummary {
+  std::size_t sizes = 0;
+  double geomean = 0, lowest = 0;
+};
+std::optional<ChoiceSummary> summarize_choice(const std::vector<double>& auto_vs_best);
+
 struct BenchSize {
   BenchShape shape;
   std::optional<BenchOnline> online;
