@@ -1068,10 +1068,7 @@ StatusCode run(Request r) {
     g_last_call.explanation = chosen.explanation;
     // Tuned: an entry measured on this device at the size class the product
     // ran at decided (as fatcl::Matmul and its bench count it).
-    const std::optional<TuningEntry>& e = chosen.tuning_entry;
-    g_last_call.tuned = e &&
-                        e->size_class() == fatcl::size_class({r.m, r.n, k_used, r.batch}) &&
-                        measured_here(*e, facts.caps);
+    g_last_call.tuned = tuned_here(chosen.tuning_entry, {r.m, r.n, k_used, r.batch}, facts.caps);
   }
   if (r.event) {
     check_cl(clRetainEvent(last.front()()), "clRetainEvent");

@@ -268,6 +268,11 @@ bool measured_here(const TuningEntry& e, const DeviceCaps& caps) {
   return e.device == caps.device_name && same_hardware(*e.measured_on, caps.profile());
 }
 
+bool tuned_here(const std::optional<TuningEntry>& entry, const std::vector<std::size_t>& problem,
+                const DeviceCaps& caps) {
+  return entry && entry->size_class() == size_class(problem) && measured_here(*entry, caps);
+}
+
 TuningEntry measured_entry(const DeviceCaps& caps, const std::string& family,
                            const std::string& form, const std::vector<std::size_t>& problem,
                            const std::string& who) {

@@ -611,8 +611,7 @@ BenchReport run_bench(const cl::Context& context, const cl::Device& device,
     size.auto_tier = tuned.tier;
     size.auto_tuning = tuned.explanation.tuning.substr(0, tuned.explanation.tuning.find('\n'));
     // Measured here: not carried from a similar device (Store::find_tuning).
-    const std::optional<TuningEntry>& e = tuned.tuning_entry;
-    size.tuned = e && e->size_class() == size_class({s.m, s.n, s.k}) && measured_here(*e, caps);
+    size.tuned = tuned_here(tuned.tuning_entry, {s.m, s.n, s.k}, caps);
     size.auto_gflops =
         choice_gflops(queue, p, reps, automatic, size, size.auto_variant, tuned.tier, progress);
     const LoadedKernel& untuned_choice = heuristic.loaded_for(s.m, s.n, s.k);

@@ -233,10 +233,7 @@ void Matmul::Impl::learn_online(Chosen& chosen, const std::vector<std::size_t>& 
       !options.use_tuning) {
     return;
   }
-  const std::optional<TuningEntry>& e = chosen.loaded.tuning_entry;
-  if (e && e->size_class() == size_class(problem) && measured_here(*e, caps)) {
-    return;  // measured here
-  }
+  if (tuned_here(chosen.loaded.tuning_entry, problem, caps)) return;  // measured here
   const Family& family = matmul_family(chosen.kernel);
   const LoadOptions lo = load_options(problem, true);
   std::vector<std::string> variants = online_candidates(

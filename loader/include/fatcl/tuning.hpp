@@ -75,6 +75,11 @@ std::string size_class(const std::vector<std::size_t>& problem);
 // profile of its device) and, where it keeps one, the same hardware
 // (same_hardware: another CPU under the same name is a similar device).
 bool measured_here(const TuningEntry& entry, const DeviceCaps& caps);
+// Whether `entry` (the one that ranked a choice, if any) was measured on this
+// device at the problem's own size class: a tuned size, for the benches and
+// for learning online, as opposed to one the model carried an entry to.
+bool tuned_here(const std::optional<TuningEntry>& entry, const std::vector<std::size_t>& problem,
+                const DeviceCaps& caps);
 // An entry measured now, on this device, by `who` ("fatcl tune"): family,
 // form, platform, device, driver, what the device reports, problem, date,
 // fatcl version and provenance ("<who> on <host>") filled in; the ranking
