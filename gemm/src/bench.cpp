@@ -317,8 +317,7 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
       e.ok = e.relative_error <= tolerance(f.bits);
       if (e.kernel == "auto") {
         const detail::GemmLastRun last = detail::gemm_last_run();
-        e.chosen = last.variant, e.ran = last.how;
-        if (!last.variant.empty()) e.chosen_tier = last.tier;
+        e.chosen = last.variant, e.chosen_tier = last.tier, e.ran = last.how;
         row.tuned = last.tuned;
       }
       if (e.vendor) continue;
@@ -429,7 +428,7 @@ std::string GemmBenchReport::to_text() const {
                     name.c_str(), e.ms, e.gflops, e.relative_error, e.ok ? "" : "  WRONG");
       out += line;
       if (!e.chosen.empty()) {
-        out += "    ran " + e.chosen + " (" + to_string(*e.chosen_tier) + " tier) for " + e.ran +
+        out += "    ran " + e.chosen + " (" + to_string(e.chosen_tier) + " tier) for " + e.ran +
                "\n";
       }
     }
@@ -491,7 +490,7 @@ std::string GemmBenchReport::to_json() const {
                               {"vendor", e.vendor}});
       if (e.kernel == "auto" && !e.chosen.empty()) {
         s["results"].back()["chosen"] = {{"variant", e.chosen},
-                                         {"tier", to_string(*e.chosen_tier)},
+                                         {"tier", to_string(e.chosen_tier)},
                                          {"ran", e.ran}};
       }
     }

@@ -77,10 +77,11 @@ struct GemmBenchEntry {
   bool ok = false;
   std::string failure;  // why it did not run; "" if it did
   bool vendor = false;  // the vendor's BLAS (GemmBenchOptions::vendor)
-  // The automatic choice: the point and tier its checked call ran, and how
-  // (GemmLastCall()'s words: the form it ran as, its passes and launches).
+  // The automatic choice: the point and tier its checked call ran ("" where
+  // none ran), and how (GemmLastCall()'s words: the form it ran as, its
+  // passes and launches).
   std::string chosen;
-  std::optional<Tier> chosen_tier;
+  Tier chosen_tier = Tier::Source;
   std::string ran;
 };
 struct GemmBenchRow {
