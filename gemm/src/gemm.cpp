@@ -81,10 +81,14 @@ struct Chosen {
   Variant variant;
   std::string kernel;  // the function's name: gemm_blocked, gemm_naive, gemm_transpose
   Tier tier = Tier::Source;
-  // Why the loader chose it (GemmLastCall()), shared by the calls kept on it,
-  // and the tuning entry that ranked it, if one did.
-  std::shared_ptr<const Explanation> explanation;
-  std::optional<TuningEntry> tuning_entry;
+  // Why the loader chose it (GemmLastCall()) and the tuning entry that
+  // ranked it, if one did: shared by the calls kept on it, not copied into
+  // each call's Chosen.
+  struct Why {
+    Explanation explanation;
+    std::optional<TuningEntry> tuning_entry;
+  };
+  std::shared_ptr<const Why> why;
 };
 struct Planned {
   Variant variant;
@@ -345,8 +349,8 @@ Chosen kept_or_loaded(Kept& all, const ChoiceKey& key, cl_context context, cl_de
       load(cl::Context(context, true), cl::Device(device, true), family, options);
   return all.choices
       .emplace(key, Chosen{loaded.program, loaded.variant, family.manifest().kernel, loaded.tier,
-                           std::make_shared<const Explanation>(loaded.explanation),
-                           loaded.tuning_entry})
+                           std::make_shared<const Chosen::Why>(
+                               Chosen::Why{loaded.explanation, loaded.tuning_entry})})
       .first->second;
 }
 
@@ -1065,10 +1069,12 @@ StatusCode run(Request r) {
     g_last_call.variant = chosen.variant.name;
     g_last_call.tier = chosen.tier;
     g_last_call.how = std::move(said);
-    g_last_call.explanation = chosen.explanation;
+    g_last_call.explanation =
+        std::shared_ptr<const Explanation>(chosen.why, &chosen.why->explanation);
     // Tuned: an entry measured on this device at the size class the product
     // ran at decided (as fatcl::Matmul and its bench count it).
-    g_last_call.tuned = tuned_here(chosen.tuning_entry, {r.m, r.n, k_used, r.batch}, facts.caps);
+    g_last_call.tuned =
+        tuned_here(chosen.why->tuning_entry, {r.m, r.n, k_used, r.batch}, facts.caps);
   }
   if (r.event) {
     check_cl(clRetainEvent(last.front()()), "clRetainEvent");
