@@ -31,7 +31,6 @@ detail::Stored detail::stored(char name, Layout layout, bool trans, std::size_t 
 namespace {
 
 thread_local std::string g_message;
-thread_local detail::GemmLastRun g_last_call;
 
 // A status and why, in words (GemmMessage()).
 struct Failure {
@@ -81,15 +80,31 @@ struct Chosen {
   Variant variant;
   std::string kernel;  // the function's name: gemm_blocked, gemm_naive, gemm_transpose
   Tier tier = Tier::Source;
-  // Why the loader chose it (GemmLastCall()) and the tuning entry that
-  // ranked it, if one did: shared by the calls kept on it, not copied into
-  // each call's Chosen.
+  // The point in words for GemmLastCall(): its name and tier, the loader's
+  // explanation and whether a tuning entry measured on this device at the
+  // choice's size class ranked it. Made at load, held by the last-call
+  // record of each thread that ran it (which outlives ClearCache).
   struct Why {
+    std::string variant;
+    Tier tier = Tier::Source;
     Explanation explanation;
-    std::optional<TuningEntry> tuning_entry;
+    bool tuned = false;
   };
   std::shared_ptr<const Why> why;
 };
+
+// What the thread's last call ran (GemmLastCall()): the facts, put into
+// words only when asked (a call builds no text). No `why`: a quick return
+// (`nothing` says which) or a failed call.
+struct LastCall {
+  std::shared_ptr<const Chosen::Why> why;
+  const char* nothing = nullptr;
+  bool col_major = false, as_transpose = false, a_trans = false, b_trans = false;
+  bool pack_a = false, pack_b = false, copy_b = false;
+  std::size_t batch = 1, m = 0, n = 0, k = 0, panel = 0, b_padded_ld = 0, planes = 0;
+  std::size_t launches = 0, k_per_launch = 0;
+};
+thread_local LastCall g_last_call;
 struct Planned {
   Variant variant;
   std::string kernel;
@@ -124,8 +139,9 @@ struct Override {
 struct Kept {
   std::mutex mutex;
   std::map<cl_command_queue, std::shared_ptr<Scratch>> scratch;
-  std::map<cl_device_id, DeviceFacts> devices;
-  std::map<ChoiceKey, Chosen> choices;
+  // Shared with the calls in flight, so that a call copies no strings.
+  std::map<cl_device_id, std::shared_ptr<const DeviceFacts>> devices;
+  std::map<ChoiceKey, std::shared_ptr<const Chosen>> choices;
   std::map<ChoiceKey, Planned> planned;  // the points choices would take, not built
   std::map<cl_context, cl::Buffer> placeholders;
   std::map<std::pair<cl_device_id, int>, Override> overrides;
@@ -341,16 +357,25 @@ class Borrowed {
 };
 
 // The program kept under `key`, else the one load() gives for `options`,
-// then kept. With the kept state's mutex held.
-Chosen kept_or_loaded(Kept& all, const ChoiceKey& key, cl_context context, cl_device_id device,
-                      const Family& family, const LoadOptions& options) {
+// then kept. With the kept state's mutex held; `caps` what the device
+// reports.
+std::shared_ptr<const Chosen> kept_or_loaded(Kept& all, const ChoiceKey& key,
+                                             cl_context context, cl_device_id device,
+                                             const DeviceCaps& caps, const Family& family,
+                                             const LoadOptions& options) {
   if (auto it = all.choices.find(key); it != all.choices.end()) return it->second;
   const LoadedKernel loaded =
       load(cl::Context(context, true), cl::Device(device, true), family, options);
+  // Tuned: an entry measured on this device at the size class of the key
+  // (the products kept on it) ranked the point, as fatcl::Matmul and its
+  // bench count it.
+  auto why = std::make_shared<const Chosen::Why>(
+      Chosen::Why{loaded.variant.name, loaded.tier, loaded.explanation,
+                  tuned_here(loaded.tuning_entry, options.problem, caps)});
   return all.choices
-      .emplace(key, Chosen{loaded.program, loaded.variant, family.manifest().kernel, loaded.tier,
-                           std::make_shared<const Chosen::Why>(
-                               Chosen::Why{loaded.explanation, loaded.tuning_entry})})
+      .emplace(key, std::make_shared<const Chosen>(Chosen{loaded.program, loaded.variant,
+                                                          family.manifest().kernel, loaded.tier,
+                                                          std::move(why)}))
       .first->second;
 }
 
@@ -389,13 +414,15 @@ ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id d
 // The program for this product: chosen by the loader for the device,
 // precision, form and shape (its tuning entries, else its ranking), or the
 // variant OverrideVariant forces; built on first use and kept.
-Chosen choose(cl_context context, cl_device_id device, int bits, bool a_trans, bool b_trans,
-              std::size_t m, std::size_t n, std::size_t k, std::size_t batch) {
+std::shared_ptr<const Chosen> choose(cl_context context, cl_device_id device,
+                                     const DeviceCaps& caps, int bits, bool a_trans, bool b_trans,
+                                     std::size_t m, std::size_t n, std::size_t k,
+                                     std::size_t batch) {
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
   const ChoiceRequest q =
       choice_request(all, context, device, bits, a_trans, b_trans, m, n, k, batch);
-  return kept_or_loaded(all, q.key, context, device, *q.family, q.options);
+  return kept_or_loaded(all, q.key, context, device, caps, *q.family, q.options);
 }
 
 // The point choose() takes for one product (the first of the loader's
@@ -407,7 +434,7 @@ Planned planned(cl_context context, cl_device_id device, const DeviceCaps& caps,
   std::lock_guard<std::mutex> lock(all.mutex);
   const ChoiceRequest q = choice_request(all, context, device, bits, a_trans, b_trans, m, n, k, 1);
   if (auto it = all.choices.find(q.key); it != all.choices.end()) {
-    return {it->second.variant, it->second.kernel};
+    return {it->second->variant, it->second->kernel};
   }
   if (auto it = all.planned.find(q.key); it != all.planned.end()) return it->second;
   const Plan p = ranked_plan(*q.family, caps, q.options);
@@ -418,23 +445,25 @@ Planned planned(cl_context context, cl_device_id device, const DeviceCaps& caps,
 
 // The packing kernel for `bits`-bit elements, built on first use and kept
 // like the products' programs.
-Chosen choose_transpose(cl_context context, cl_device_id device, int bits) {
+std::shared_ptr<const Chosen> choose_transpose(cl_context context, cl_device_id device,
+                                               const DeviceCaps& caps, int bits) {
   LoadOptions options;
   options.variant = "gemm_transpose_BITS" + std::to_string(bits);
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
   const ChoiceKey key{context, device, bits, "transpose", 0, 0, 0, 0, options.variant, -1};
-  return kept_or_loaded(all, key, context, device, detail::gemm_transpose_family(), options);
+  return kept_or_loaded(all, key, context, device, caps, detail::gemm_transpose_family(), options);
 }
 
 // The pass that adds the parts of a split K, kept like the packing kernel.
-Chosen choose_sum_parts(cl_context context, cl_device_id device, int bits) {
+std::shared_ptr<const Chosen> choose_sum_parts(cl_context context, cl_device_id device,
+                                               const DeviceCaps& caps, int bits) {
   LoadOptions options;
   options.variant = "gemm_sum_parts_PRECISION" + std::to_string(bits);
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
   const ChoiceKey key{context, device, bits, "sum_parts", 0, 0, 0, 0, options.variant, -1};
-  return kept_or_loaded(all, key, context, device, detail::gemm_sum_parts_family(), options);
+  return kept_or_loaded(all, key, context, device, caps, detail::gemm_sum_parts_family(), options);
 }
 
 // The parts one product's K is split into: OverrideKParts', else
@@ -640,19 +669,20 @@ StatusCode run(Request r) {
       return static_cast<StatusCode>(err);
     }
   }
-  DeviceFacts facts;
+  std::shared_ptr<const DeviceFacts> kept_facts;
   {
     Kept& all = kept();
     std::unique_lock<std::mutex> lock(all.mutex);
     auto it = all.devices.find(device);
     if (it == all.devices.end()) {
       lock.unlock();
-      DeviceFacts f = facts_of(device);
+      auto f = std::make_shared<const DeviceFacts>(facts_of(device));
       lock.lock();
       it = all.devices.emplace(device, std::move(f)).first;
     }
-    facts = it->second;
+    kept_facts = it->second;
   }
+  const DeviceFacts& facts = *kept_facts;
   std::unique_lock<std::mutex> one_at_a_time(kept().one_at_a_time, std::defer_lock);
   if (facts.one_call_at_a_time) one_at_a_time.lock();
   if (auto f = check(r, facts)) {
@@ -671,9 +701,7 @@ StatusCode run(Request r) {
       *r.temp_size = 0;
       return StatusCode::kSuccess;
     }
-    g_last_call.how = "nothing computed: " +
-                      std::string(r.m == 0 || r.n == 0 ? "C is empty" : "C = beta C with beta 1") +
-                      " (BLAS's quick return)";
+    g_last_call.nothing = r.m == 0 || r.n == 0 ? "C is empty" : "C = beta C with beta 1";
     return finish(queue, r.event);
   }
   // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T: the
@@ -772,8 +800,9 @@ StatusCode run(Request r) {
   const std::size_t rest_k = part_k ? k_used % part_k : 0;
   const bool split = whole_parts > 1;
   const std::size_t planes = split ? whole_parts : 0;
-  const Chosen chosen =
-      choose(context, device, r.bits, a_trans, b_trans, r.m, r.n, k_used, r.batch);
+  const std::shared_ptr<const Chosen> kept_choice =
+      choose(context, device, facts.caps, r.bits, a_trans, b_trans, r.m, r.n, k_used, r.batch);
+  const Chosen& chosen = *kept_choice;
   const Passes passes = passes_for(chosen.variant, chosen.kernel, facts.caps, a_trans, b_trans, r.m,
                                    r.n, k_used, r.b_ld, one_product && !split, element);
   const bool blocked = passes.blocked;
@@ -854,15 +883,15 @@ StatusCode run(Request r) {
   auto after = [&last](std::vector<cl_event> events) {
     for (cl_event e : events) last.emplace_back(e, false);
   };
-  std::optional<Chosen> t, sum;
+  std::shared_ptr<const Chosen> t, sum;
   std::optional<Borrowed> blocks, edge, add;
   if (pack_a || pack_b || as_transpose) {
-    t = choose_transpose(context, device, r.bits);
+    t = choose_transpose(context, device, facts.caps, r.bits);
     blocks.emplace(t->program(), "gemm_transpose");
     edge.emplace(t->program(), "gemm_transpose_edge");
   }
   if (split) {
-    sum = choose_sum_parts(context, device, r.bits);
+    sum = choose_sum_parts(context, device, facts.caps, r.bits);
     add.emplace(sum->program(), "gemm_sum_parts");
   }
   if (pack_a || pack_b || copy_b || panel || as_transpose || split) {
@@ -1037,45 +1066,16 @@ StatusCode run(Request r) {
     }
   }
   if (space.kept) space.kept->read_by = last.front();
-  // What ran, in words (GemmLastCall()).
-  {
-    std::vector<std::string> how;
-    if (r.layout == Layout::kColMajor) {
-      how.push_back("the column-major call as the row-major product of its operands swapped");
-    }
-    if (as_transpose) {
-      how.push_back("the call's transpose (C^T = op(B)^T op(A)^T: its A is the call's B), C^T "
-                    "moved into C after");
-    }
-    if (pack_a) how.push_back("A^T packed");
-    if (panel) {
-      how.push_back(std::string(pack_b ? "B^T" : "B") + " packed into panels " +
-                    std::to_string(panel) + " columns wide");
-    } else if (pack_b) {
-      how.push_back("B^T packed");
-    }
-    if (copy_b) how.push_back("B copied into rows of " + std::to_string(b_padded_ld));
-    if (split) how.push_back("K in " + std::to_string(planes) + " parts, then summed");
-    how.push_back(std::to_string(launches) + (launches == 1 ? " launch" : " launches") +
-                  " of the product" +
-                  (k_used > k_per_launch
-                       ? " (K in launches of at most " + std::to_string(k_per_launch) + ")"
-                       : ""));
-    std::string said = (r.batch > 1 ? std::to_string(r.batch) + " products of " : "") +
-                       "row-major " + std::to_string(r.m) + " x " + std::to_string(r.n) + " x " +
-                       std::to_string(k_used) + ", op(A) = " + (a_trans ? "A^T" : "A") +
-                       ", op(B) = " + (b_trans ? "B^T" : "B");
-    for (const std::string& h : how) said += "; " + h;
-    g_last_call.variant = chosen.variant.name;
-    g_last_call.tier = chosen.tier;
-    g_last_call.how = std::move(said);
-    g_last_call.explanation =
-        std::shared_ptr<const Explanation>(chosen.why, &chosen.why->explanation);
-    // Tuned: an entry measured on this device at the size class the product
-    // ran at decided (as fatcl::Matmul and its bench count it).
-    g_last_call.tuned =
-        tuned_here(chosen.why->tuning_entry, {r.m, r.n, k_used, r.batch}, facts.caps);
-  }
+  // What ran (GemmLastCall() puts it into words).
+  LastCall& ran = g_last_call;
+  ran.why = chosen.why;
+  ran.col_major = r.layout == Layout::kColMajor;
+  ran.as_transpose = as_transpose;
+  ran.a_trans = a_trans, ran.b_trans = b_trans;
+  ran.pack_a = pack_a, ran.pack_b = pack_b, ran.copy_b = copy_b;
+  ran.batch = r.batch, ran.m = r.m, ran.n = r.n, ran.k = k_used;
+  ran.panel = panel, ran.b_padded_ld = b_padded_ld, ran.planes = split ? planes : 0;
+  ran.launches = launches, ran.k_per_launch = k_per_launch;
   if (r.event) {
     check_cl(clRetainEvent(last.front()()), "clRetainEvent");
     *r.event = last.front()();
@@ -1328,10 +1328,48 @@ StatusCode ClearCache() {
   return StatusCode::kSuccess;
 }
 
-detail::GemmLastRun detail::gemm_last_run() { return g_last_call; }
+detail::GemmLastRun detail::gemm_last_run() {
+  const LastCall& r = g_last_call;
+  detail::GemmLastRun out;
+  if (!r.why) {
+    if (r.nothing) out.how = "nothing computed: " + std::string(r.nothing) + " (BLAS's quick return)";
+    return out;
+  }
+  std::vector<std::string> how;
+  if (r.col_major) {
+    how.push_back("the column-major call as the row-major product of its operands swapped");
+  }
+  if (r.as_transpose) {
+    how.push_back("the call's transpose (C^T = op(B)^T op(A)^T: its A is the call's B), C^T "
+                  "moved into C after");
+  }
+  if (r.pack_a) how.push_back("A^T packed");
+  if (r.panel) {
+    how.push_back(std::string(r.pack_b ? "B^T" : "B") + " packed into panels " +
+                  std::to_string(r.panel) + " columns wide");
+  } else if (r.pack_b) {
+    how.push_back("B^T packed");
+  }
+  if (r.copy_b) how.push_back("B copied into rows of " + std::to_string(r.b_padded_ld));
+  if (r.planes) how.push_back("K in " + std::to_string(r.planes) + " parts, then summed");
+  how.push_back(std::to_string(r.launches) + (r.launches == 1 ? " launch" : " launches") +
+                " of the product" +
+                (r.k > r.k_per_launch
+                     ? " (K in launches of at most " + std::to_string(r.k_per_launch) + ")"
+                     : ""));
+  out.how = (r.batch > 1 ? std::to_string(r.batch) + " products of " : "") + "row-major " +
+            std::to_string(r.m) + " x " + std::to_string(r.n) + " x " + std::to_string(r.k) +
+            ", op(A) = " + (r.a_trans ? "A^T" : "A") + ", op(B) = " + (r.b_trans ? "B^T" : "B");
+  for (const std::string& h : how) out.how += "; " + h;
+  out.variant = r.why->variant;
+  out.tier = r.why->tier;
+  out.explanation = std::shared_ptr<const Explanation>(r.why, &r.why->explanation);
+  out.tuned = r.why->tuned;
+  return out;
+}
 
 std::string GemmLastCall() {
-  const detail::GemmLastRun& r = g_last_call;
+  const detail::GemmLastRun r = detail::gemm_last_run();
   if (r.variant.empty()) return r.how;
   std::string said = r.variant + " (" + to_string(r.tier) + " tier) for " + r.how;
   if (r.explanation) said += "\n" + r.explanation->to_string();
