@@ -239,6 +239,11 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
   const Family& lanes = gemm_lanes_family(f.bits);
   const Forced lanes_forced =
       to_force(plan(lanes.manifest(), caps, {}, lanes.description().ranking));
+  Forced rows_forced;
+  if (f.bits != 16) {
+    const Family& rows = gemm_rows_family(f.bits);
+    rows_forced = to_force(plan(rows.manifest(), caps, {}, rows.description().ranking));
+  }
   std::mt19937 rng(std::random_device{}());
   for (const BenchShape& shape : shapes) {
     check_problem_fits(caps, shape.m * f.batch, shape.n, shape.k, "fatcl bench");
@@ -276,6 +281,18 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
     // the blocked family's are.
     if (o.variants && GemmLanesFit(caps, shape.m, shape.n, shape.k, f.batch)) {
       for (const auto& [v, tier] : lanes_forced) {
+        add("variant", v, tier, [&, v = v, tier = tier] {
+          OverrideVariant(id, f.bits, v->name, tier);
+          return run_fatcl(q, f, call);
+        });
+      }
+    }
+    // The rows family's where a side of C is thin enough for it on a CPU
+    // (which side runs as the rows depends on the form; the other way it
+    // computes too, slower).
+    if (o.variants && GemmRowsFit(caps, f.bits, std::min(shape.m, shape.n),
+                                  std::max<std::size_t>(shape.m, shape.n), shape.k, false)) {
+      for (const auto& [v, tier] : rows_forced) {
         add("variant", v, tier, [&, v = v, tier = tier] {
           OverrideVariant(id, f.bits, v->name, tier);
           return run_fatcl(q, f, call);

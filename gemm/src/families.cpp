@@ -12,6 +12,7 @@
 #include "dgemm_blocked.hpp"
 #include "dgemm_lanes.hpp"
 #include "dgemm_naive.hpp"
+#include "dgemm_rows.hpp"
 #include "fatcl/matmul.hpp"
 #include "gemm_sum_parts.hpp"
 #include "gemm_transpose.hpp"
@@ -23,6 +24,7 @@
 #include "sgemm_blocked.hpp"
 #include "sgemm_lanes.hpp"
 #include "sgemm_naive.hpp"
+#include "sgemm_rows.hpp"
 #include "shipped_tuning.hpp"
 
 namespace fatcl::detail {
@@ -239,8 +241,25 @@ const Family& gemm_lanes_family(int bits) {
   return of_bits(bits, h, s, d, "gemm_lanes_family");
 }
 
-std::array<const Family*, 3> gemm_families(int bits) {
-  return {&gemm_family(bits), &gemm_naive_family(bits), &gemm_lanes_family(bits)};
+const Family& gemm_rows_family(int bits) {
+  static const Family s = detail::make_plain_family(kernels::sgemm_rows(), 32);
+  static const Family d = detail::make_plain_family(kernels::dgemm_rows(), 64);
+  if (bits == 16) throw Error("gemm_rows_family: no family for 16-bit elements (32 or 64)");
+  return of_bits(bits, d, s, d, "gemm_rows_family");
+}
+
+bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
+                 bool b_trans) {
+  return (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() && bits != 16 &&
+         !b_trans && m > 0 && m <= kGemmRowsMostRows && n >= kGemmRowsLeastColumns && k > 0 &&
+         !has_driver_quirk(caps, "loop-limit-65536");
+}
+
+std::vector<const Family*> gemm_families(int bits) {
+  std::vector<const Family*> out{&gemm_family(bits), &gemm_naive_family(bits),
+                                 &gemm_lanes_family(bits)};
+  if (bits != 16) out.push_back(&gemm_rows_family(bits));
+  return out;
 }
 
 std::size_t GemmKParts(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,

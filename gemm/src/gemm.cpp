@@ -109,8 +109,8 @@ struct Planned {
   Variant variant;
   std::string kernel;
 };
-// (context, device, precision, form, size classes of M, N, K and the batch, the variant
-// and tier forced where OverrideVariant forces one)
+// (context, device, precision, family and form, size classes of M, N, K and
+// the batch, the variant and tier forced where OverrideVariant forces one)
 using ChoiceKey =
     std::tuple<cl_context, cl_device_id, int, std::string, int, int, int, int, std::string, int>;
 // The space an in-order queue's packing passes write, grown to the largest
@@ -385,14 +385,15 @@ struct ChoiceRequest {
   LoadOptions options;
   const Family* family;
 };
-// With the kept state's mutex held.
+// With the kept state's mutex held; `rows`: from the rows family
+// (GemmRowsFit), else the blocked one, unless OverrideVariant forces one.
 ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id device, int bits,
                              bool a_trans, bool b_trans, std::size_t m, std::size_t n,
-                             std::size_t k, std::size_t batch) {
+                             std::size_t k, std::size_t batch, bool rows = false) {
   ChoiceRequest q;
   q.options.problem = {m, n, k, batch};
   q.options.form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
-  q.family = &gemm_family(bits);
+  q.family = rows ? &gemm_rows_family(bits) : &gemm_family(bits);
   if (auto it = all.overrides.find({device, bits}); it != all.overrides.end()) {
     q.options.variant = it->second.variant;
     q.options.tier = it->second.tier;
@@ -401,7 +402,7 @@ ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id d
   q.key = ChoiceKey{context,
                     device,
                     bits,
-                    q.options.form,
+                    q.family->manifest().family + " " + q.options.form,
                     size_class(m),
                     size_class(n),
                     size_class(k),
@@ -420,8 +421,9 @@ std::shared_ptr<const Chosen> choose(cl_context context, cl_device_id device,
                                      std::size_t batch) {
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
+  const bool rows = GemmRowsFit(caps, bits, m, n, k, b_trans);
   const ChoiceRequest q =
-      choice_request(all, context, device, bits, a_trans, b_trans, m, n, k, batch);
+      choice_request(all, context, device, bits, a_trans, b_trans, m, n, k, batch, rows);
   return kept_or_loaded(all, q.key, context, device, caps, *q.family, q.options);
 }
 
@@ -432,7 +434,8 @@ Planned planned(cl_context context, cl_device_id device, const DeviceCaps& caps,
                 bool a_trans, bool b_trans, std::size_t m, std::size_t n, std::size_t k) {
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
-  const ChoiceRequest q = choice_request(all, context, device, bits, a_trans, b_trans, m, n, k, 1);
+  const ChoiceRequest q = choice_request(all, context, device, bits, a_trans, b_trans, m, n, k, 1,
+                                         GemmRowsFit(caps, bits, m, n, k, b_trans));
   if (auto it = all.choices.find(q.key); it != all.choices.end()) {
     return {it->second->variant, it->second->kernel};
   }
@@ -1265,7 +1268,7 @@ StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& var
                            std::optional<Tier> tier) {
   g_message.clear();
   try {
-    const std::array<const Family*, 3> families = gemm_families(bits);
+    const std::vector<const Family*> families = gemm_families(bits);
     Kept& all = kept();
     std::lock_guard<std::mutex> lock(all.mutex);
     if (variant.empty()) {
@@ -1280,9 +1283,12 @@ StatusCode OverrideVariant(cl_device_id device, int bits, const std::string& var
         }
       }
     }
-    g_message = families[0]->manifest().family + ", " + families[1]->manifest().family +
-                " and " + families[2]->manifest().family + " have no variant \"" +
-                variant.substr(0, 100) + "\"";
+    std::string names;
+    for (std::size_t i = 0; i < families.size(); ++i) {
+      names += (i == 0 ? "" : i + 1 == families.size() ? " and " : ", ") +
+               families[i]->manifest().family;
+    }
+    g_message = names + " have no variant \"" + variant.substr(0, 100) + "\"";
   } catch (const Error& e) {
     g_message = e.what();
   }

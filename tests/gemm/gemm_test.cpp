@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <mutex>
@@ -989,7 +990,8 @@ TEST(Gemm, EveryVariantOfEachPrecision) {
   }
   // A name no family has is refused; "" lifts the override.
   EXPECT_EQ(OverrideVariant(device, 32, "sgemm_blocked_NO_SUCH"), StatusCode::kInvalidOverrideKernel);
-  EXPECT_NE(GemmMessage().find("sgemm_blocked, sgemm_naive and sgemm_lanes have no variant"),
+  EXPECT_NE(GemmMessage().find(
+                "sgemm_blocked, sgemm_naive, sgemm_lanes and sgemm_rows have no variant"),
             std::string::npos)
       << GemmMessage();
   for (int bits : precisions()) EXPECT_EQ(OverrideVariant(device, bits, ""), StatusCode::kSuccess);
@@ -1027,55 +1029,133 @@ TEST(Gemm, TheReferencePathComputesEveryForm) {
   }
 }
 
-// The lanes family (forced; the entry points do not choose it yet): every
-// layout x op(A) x op(B), alpha 0, 1 and another, beta 0 and another,
-// single, batched and strided-batched, on a ragged product in one K slice,
-// a 32^3 one whose rows are aligned to the vector (slices loaded as vectors
-// where not transposed; the batched call's later products are not aligned)
-// and one of two tiles each way over three slices, the last ragged; the
-// slow runtimes one shape a form, and where a precision has several points
-// (their code is one, their work-groups differ), each point every other
-// form (Oclgrind's checked run took 62 s with all of them, 2 Xeon cores).
-TEST(Gemm, TheLanesFamilyComputesEveryForm) {
-  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+// Each point of `family` forced in turn, every layout x op(A) x op(B) on
+// three shapes: alpha 0, 1 and another, beta 0 and another, each op pair's
+// shapes taking single, batched (`batch` products) and strided-batched
+// calls in turn. `keep(s, i, p)` says which (shape s, form i / 3, point p)
+// run; `adjust(f, s)` changes a form before.
+using KeepForm = std::function<bool(std::size_t s, std::size_t i, std::size_t p)>;
+void check_family_forms(const Family& family, int bits,
+                        const std::array<std::size_t, 3> (&shapes)[3], std::size_t batch,
+                        const KeepForm& keep,
+                        const std::function<void(Form&, std::size_t)>& adjust) {
   cl_device_id device = runtime().cl.device();
-  const std::array<std::size_t, 3> shapes[] = {{33, 19, 9}, {32, 32, 32}, {64, 40, 70}};
-  for (int bits : precisions()) {
-    const std::vector<Variant>& points = gemm_lanes_family(bits).manifest().variants;
-    for (std::size_t p = 0; p < points.size(); ++p) {
-      const Variant& v = points[p];
-      ASSERT_EQ(OverrideVariant(device, bits, v.name), StatusCode::kSuccess) << GemmMessage();
-      std::vector<Form> list;
-      const double alphas[] = {1, -0.75, 0};
-      const double betas[] = {0, 0.5};
-      std::size_t i = 0;
-      for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
-        for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
-          for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
-            for (std::size_t s = 0; s < 3; ++s, ++i) {
-              if (slow() && s != i / 3 % 3) continue;
-              if (slow() && points.size() > 1 && i / 3 % 2 != p % 2) continue;
-              Form f;
-              f.layout = l, f.ta = ta, f.tb = tb;
-              f.m = shapes[s][0], f.n = shapes[s][1], f.k = shapes[s][2];
-              if (s == 1) f.ld_multiple = f.offset_multiple = 4;
-              // Each op pair's shapes take every kind (the aligned 32^3 NN one
-              // called singly in row-major order).
-              const std::size_t kind = (i / 3 + s) % 3;
-              f.alpha = alphas[(i / 3 + 2 * s) % 3], f.beta = betas[(i + i / 3) % 2];
-              f.kind = kind == 0 ? Kind::Single : kind == 1 ? Kind::Batched : Kind::Strided;
-              f.batch = f.kind == Kind::Single ? 1 : 3;
-              list.push_back(f);
-            }
+  const std::vector<Variant>& points = family.manifest().variants;
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    const Variant& v = points[p];
+    ASSERT_EQ(OverrideVariant(device, bits, v.name), StatusCode::kSuccess) << GemmMessage();
+    std::vector<Form> list;
+    const double alphas[] = {1, -0.75, 0};
+    const double betas[] = {0, 0.5};
+    std::size_t i = 0;
+    for (Layout l : {Layout::kRowMajor, Layout::kColMajor}) {
+      for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
+        for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+          for (std::size_t s = 0; s < 3; ++s, ++i) {
+            if (!keep(s, i, p)) continue;
+            Form f;
+            f.layout = l, f.ta = ta, f.tb = tb;
+            f.m = shapes[s][0], f.n = shapes[s][1], f.k = shapes[s][2];
+            const std::size_t kind = (i / 3 + s) % 3;
+            f.alpha = alphas[(i / 3 + 2 * s) % 3], f.beta = betas[(i + i / 3) % 2];
+            f.kind = kind == 0 ? Kind::Single : kind == 1 ? Kind::Batched : Kind::Strided;
+            f.batch = f.kind == Kind::Single ? 1 : batch;
+            adjust(f, s);
+            list.push_back(f);
           }
         }
       }
-      const std::size_t failures = check_forms(bits, list, v.name + ": ");
-      std::cout << v.name << ": " << list.size() - failures << " of " << list.size()
-                << " forms right\n";
-      EXPECT_EQ(failures, 0u);
     }
-    EXPECT_EQ(OverrideVariant(device, bits, ""), StatusCode::kSuccess);
+    const std::size_t failures = check_forms(bits, list, v.name + ": ");
+    std::cout << v.name << ": " << list.size() - failures << " of " << list.size()
+              << " forms right\n";
+    EXPECT_EQ(failures, 0u);
+  }
+  EXPECT_EQ(OverrideVariant(device, bits, ""), StatusCode::kSuccess);
+}
+
+// The lanes family (forced; the entry points do not choose it yet): every
+// form (check_family_forms) on a ragged product in one K slice, a 32^3 one
+// whose rows are aligned to the vector (slices loaded as vectors where not
+// transposed; the batched call's later products are not aligned; each op
+// pair's 32^3 NN one called singly in row-major order) and one of two tiles
+// each way over three slices, the last ragged; the slow runtimes one shape
+// a form, and where a precision has several points (their code is one,
+// their work-groups differ), each point every other form (Oclgrind's
+// checked run took 62 s with all of them, 2 Xeon cores).
+TEST(Gemm, TheLanesFamilyComputesEveryForm) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  const std::array<std::size_t, 3> shapes[] = {{33, 19, 9}, {32, 32, 32}, {64, 40, 70}};
+  for (int bits : precisions()) {
+    const std::size_t points = gemm_lanes_family(bits).manifest().variants.size();
+    check_family_forms(
+        gemm_lanes_family(bits), bits, shapes, 3,
+        [points](std::size_t s, std::size_t i, std::size_t p) {
+          return !slow() || (s == i / 3 % 3 && (points == 1 || i / 3 % 2 == p % 2));
+        },
+        [](Form& f, std::size_t s) {
+          if (s == 1) f.ld_multiple = f.offset_multiple = 4;
+        });
+  }
+}
+
+// The rows family (forced): every form (check_family_forms) on a product
+// narrower than a register block's columns (every element by the scalar
+// path), one with a row block's rest, two stripes of columns (the second
+// all rest) and K in two blocks, and one with two work-items of rows and
+// three blocks of K, each thin as it runs (a column-major one's sides
+// swapped); the slow runtimes one shape a form, the first point every form
+// and the second every other. op(B) = B^T, which the entry points never
+// send it, takes its element-at-a-time path. A driver that stops loops
+// (the quirk loop-limit-65536: rusticl 22.3 gave 5 of 8 forms wrong at the
+// larger shapes) never gets it from the entry points; there it runs the
+// smallest shape alone.
+TEST(Gemm, TheRowsFamilyComputesEveryForm) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  std::array<std::size_t, 3> shapes[] = {{5, 19, 9}, {37, 530, 70}, {67, 70, 130}};
+  // The slow runtimes: the same paths on less work (Oclgrind's checked run
+  // of the shapes above took about 130 s).
+  if (slow()) shapes[1] = {5, 530, 9}, shapes[2] = {67, 64, 70};
+  const bool loop_limit =
+      has_driver_quirk(DeviceCaps::query(runtime().cl.device), "loop-limit-65536");
+  for (int bits : precisions()) {
+    if (bits == 16) continue;  // half precision has no rows family
+    check_family_forms(
+        gemm_rows_family(bits), bits, shapes, 2,
+        [loop_limit](std::size_t s, std::size_t i, std::size_t p) {
+          if (loop_limit) return s == 0 && (p == 0 || i / 3 % 2 == 0);
+          return !slow() || (s == i / 3 % 3 && (p == 0 || i / 3 % 2 == 0));
+        },
+        [](Form& f, std::size_t) {
+          if (f.layout == Layout::kColMajor) std::swap(f.m, f.n);
+        });
+  }
+}
+
+// A thin product on a CPU device runs on the rows family by itself (where
+// GemmRowsFit holds: no loop limit), and a wider one on the blocked family.
+TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
+  const bool fits = GemmRowsFit(caps, 32, 20, 300, 40, false);
+  EXPECT_EQ(fits, (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() &&
+                      !has_driver_quirk(caps, "loop-limit-65536"));
+  EXPECT_FALSE(GemmRowsFit(caps, 32, kGemmRowsMostRows + 1, 300, 40, false));
+  EXPECT_FALSE(GemmRowsFit(caps, 32, 20, kGemmRowsLeastColumns - 1, 40, false));
+  EXPECT_FALSE(GemmRowsFit(caps, 32, 20, 300, 40, true));
+  EXPECT_FALSE(GemmRowsFit(caps, 16, 20, 300, 40, false));
+  std::mt19937 rng(std::random_device{}());
+  for (int bits : precisions()) {
+    if (bits == 16) continue;
+    SCOPED_TRACE(precision(bits));
+    Form f;
+    f.m = 20, f.n = 300, f.k = slow() ? 8 : 40, f.alpha = 1.5, f.beta = 0.5;
+    EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
+    const std::string rows_point = std::string(bits == 32 ? "s" : "d") + "gemm_rows_";
+    EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits) << GemmLastCall();
+    f.m = slow() ? kGemmRowsMostRows + 1 : 100;
+    EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
+    EXPECT_NE(GemmLastCall().rfind(rows_point, 0), 0u) << GemmLastCall();
   }
 }
 

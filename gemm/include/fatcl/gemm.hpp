@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fatcl/loader.hpp"
 
@@ -194,10 +195,28 @@ const Family& gemm_lanes_family(int bits);
 // most 32, as the entry points key their choices).
 bool GemmLanesFit(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
                   std::size_t batch);
-// The three families above for `bits`-bit elements, in that order: the
-// blocked one, the reference path's, the lanes one (what OverrideVariant
-// looks a name up in, and what fatcl validate --bundled predicts).
-std::array<const Family*, 3> gemm_families(int bits);
+// Thin products on CPUs (sgemm_rows, dgemm_rows: a work-item all of C's
+// rows over a stripe of columns, K in blocks on the outside, so that B is
+// read along its rows; the blocked kernel's arguments, every form). The
+// entry points run a product on it where GemmRowsFit holds (as the product
+// runs, after a column-major call is turned around or a product taken as
+// its transpose); OverrideVariant forces its points. Throws fatcl::Error
+// for 16 bits (half precision keeps the blocked family) and other bits.
+const Family& gemm_rows_family(int bits);
+// The most rows, and the fewest columns, of a product the entry points run
+// on gemm_rows_family.
+inline constexpr std::size_t kGemmRowsMostRows = 64, kGemmRowsLeastColumns = 256;
+// Where gemm_rows_family is meant for: a CPU device without a loop limit
+// (the driver quirk loop-limit-65536), single or double precision, a
+// product of 1 to kGemmRowsMostRows rows and kGemmRowsLeastColumns columns
+// or more that reads B in place (op(B) = B as it runs), K > 0.
+bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
+                 bool b_trans);
+// The families above for `bits`-bit elements, in that order: the blocked
+// one, the reference path's, the lanes one, the rows one (not for 16 bits)
+// (what OverrideVariant looks a name up in, and what fatcl validate
+// --bundled predicts).
+std::vector<const Family*> gemm_families(int bits);
 
 // Forces the variant (one of gemm_family(bits)'s, gemm_naive_family(bits)'s
 // or gemm_lanes_family(bits)'s, by name) and, where given, the tier that

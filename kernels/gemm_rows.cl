@@ -1,0 +1,141 @@
+/* Thin products on CPUs: C = alpha * op(A) * B + beta * C where C has few
+ * rows (the host sends it products of up to GemmRowsMostRows rows, as they
+ * run after its swaps: a column-major call turned around, a product as its
+ * transpose) and B is read in place along its rows. It takes
+ * gemm_blocked.cl's arguments, in its order and with its meaning (read that
+ * file's comment), so that the entry points launch either.
+ *
+ * Why a kernel of its own: the blocked CPU points give a work-group an
+ * MWG x NWG tile of C and walk K inside it, so at 32 x 2048 x 2048 each
+ * step of K reads a 512-byte piece of B's next row, 8 KiB further on: a new
+ * page every step, which the prefetchers do not follow. They ran it at 126
+ * to 150 GFLOP/s where 2048 x 32 x 2048, whose large operand they read
+ * along its rows, ran at 320 to 353 (Intel's CPU runtime, 2 Xeon cores,
+ * 2026-12-06). Here a work-item owns all the rows of C (up to MWG) over a
+ * stripe of NWG columns and walks K in blocks of KWG rows of B on the
+ * outside, and inside a block the stripe's columns, NV vectors at a time,
+ * and C's rows, MB at a time: each block reads KWG rows of B along the
+ * stripe, and keeps C's stripe (MWG x NWG, in the caches) as the running
+ * sum between blocks. The prototype of this order ran 32 x 2048 x 2048 at
+ * 284 to 294 GFLOP/s on both CPU runtimes (4 x 4 vectors a block, KWG 64,
+ * NWG 1024; with the loops not unrolled PoCL ran it at 32).
+ *
+ * The running sum lives in C, so alpha is applied to A's elements as they
+ * are read and the first block starts from beta * C (from 0 where beta is
+ * 0: C is then not read). The work-group is one work-item; the NDRange is
+ * a work-item per NWG columns and MWG rows of C, per product (dimension 2,
+ * the batch, as in gemm_blocked.cl). op(B) = B^T, which the host never
+ * sends here, takes a plain loop per element (OverrideVariant can force
+ * this family for every form).
+ *
+ * Compile-time parameters: PRECISION (32 or 64), MWG, NWG, KWG, MB, NV,
+ * and MDIMC = NDIMC = 1 (the launch's work-group). */
+#if !defined(PRECISION) || !defined(MWG) || !defined(NWG) || !defined(KWG) || !defined(MB) || \
+    !defined(NV) || !defined(MDIMC) || !defined(NDIMC)
+#error "gemm_rows.cl: define PRECISION MWG NWG KWG MB NV MDIMC NDIMC"
+#endif
+
+#if PRECISION == 64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define storage double
+#define real double
+#define realV double8
+#define VW 8
+#define LOADV(p) vload8(0, p)
+#define STOREV(v, p) vstore8(v, 0, p)
+#elif PRECISION == 32
+#define storage float
+#define real float
+#define realV float16
+#define VW 16
+#define LOADV(p) vload16(0, p)
+#define STOREV(v, p) vstore16(v, 0, p)
+#else
+#error "gemm_rows.cl: PRECISION is 32 or 64"
+#endif
+
+#if MDIMC != 1 || NDIMC != 1 || NWG % (VW * NV) || MWG % MB
+#error "gemm_rows.cl: one work-item a group, the stripe whole vectors, the rows whole blocks"
+#endif
+
+#include "gemm_product.h"
+
+/* R rows of C from `row`, NV vectors of columns from `col`, over this
+ * block's k in [k0, k1): the running sum from C (or its start), the block's
+ * multiply-adds, back into C. */
+#define ROWS_BLOCK(R)                                                                  \
+  {                                                                                    \
+    realV acc[R][NV];                                                                  \
+    _Pragma("unroll") for (int i = 0; i < R; ++i) {                                    \
+      __global storage* cr = C + (long)(row + i) * ldc + col;                          \
+      _Pragma("unroll") for (int j = 0; j < NV; ++j) {                                 \
+        acc[i][j] = !first            ? LOADV(cr + VW * j)                             \
+                    : beta != (real)0 ? beta * LOADV(cr + VW * j)                      \
+                                      : (realV)(0);                                    \
+      }                                                                                \
+    }                                                                                  \
+    for (int k = k0; k < k1; ++k) {                                                    \
+      realV b[NV];                                                                     \
+      _Pragma("unroll") for (int j = 0; j < NV; ++j) b[j] = LOADV(B + k * b_rs + col + VW * j); \
+      _Pragma("unroll") for (int i = 0; i < R; ++i) {                                  \
+        const realV av = (realV)(alpha * A[(row + i) * a_rs + k * a_ks]);              \
+        _Pragma("unroll") for (int j = 0; j < NV; ++j) acc[i][j] = fma(av, b[j], acc[i][j]); \
+      }                                                                                \
+    }                                                                                  \
+    _Pragma("unroll") for (int i = 0; i < R; ++i) {                                    \
+      __global storage* cr = C + (long)(row + i) * ldc + col;                          \
+      _Pragma("unroll") for (int j = 0; j < NV; ++j) STOREV(acc[i][j], cr + VW * j);   \
+    }                                                                                  \
+  }
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void gemm_rows(const int M, const int N, int K, const int k_begin, const int accumulate,
+               const real alpha_arg, const real beta_arg,
+               __global const storage* restrict A, const long a_offset_arg, const int lda,
+               const int a_trans, const long a_stride,
+               __global const storage* restrict B, const long b_offset_arg, const int ldb,
+               const int b_trans, const long b_stride,
+               __global storage* restrict C, const long c_offset_arg, const int ldc,
+               const long c_stride,
+               __global const long* restrict batch_offsets,
+               __global const real* restrict batch_scalars, const int per_batch) {
+  const int z = (int)get_group_id(2);
+  GEMM_PRODUCT(z);
+  A += a_offset + (long)k_begin * a_ks;
+  B += b_offset + (long)k_begin * b_rs;
+  C += c_offset;
+  const int row0 = (int)get_group_id(1) * MWG, row_end = min(row0 + MWG, M);
+  const int col0 = (int)get_group_id(0) * NWG, col_end = min(col0 + NWG, N);
+
+  /* K = 0 (or alpha 0): C = beta * C; op(B) = B^T: an element at a time. */
+  if (K == 0 || b_trans) {
+    for (int row = row0; row < row_end; ++row) {
+      for (int col = col0; col < col_end; ++col) {
+        real s = (real)0;
+        for (int k = 0; k < K; ++k) s += A[row * a_rs + k * a_ks] * B[k * b_rs + col * b_cs];
+        __global storage* c = C + (long)row * ldc + col;
+        *c = (K == 0 ? (real)0 : alpha * s) + (beta != (real)0 ? beta * *c : (real)0);
+      }
+    }
+    return;
+  }
+  /* The stripe's whole vectors; the columns after them one at a time. */
+  const int col_vectors = col0 + (col_end - col0) / (VW * NV) * (VW * NV);
+  for (int k0 = 0; k0 < K; k0 += KWG) {
+    const int k1 = min(k0 + KWG, K);
+    const int first = k0 == 0;
+    for (int col = col0; col < col_vectors; col += VW * NV) {
+      int row = row0;
+      for (; row + MB <= row_end; row += MB) ROWS_BLOCK(MB)
+      for (; row < row_end; ++row) ROWS_BLOCK(1)
+    }
+    for (int col = col_vectors; col < col_end; ++col) {
+      for (int row = row0; row < row_end; ++row) {
+        __global storage* c = C + (long)row * ldc + col;
+        real s = !first ? *c : beta != (real)0 ? beta * *c : (real)0;
+        for (int k = k0; k < k1; ++k) s = fma(alpha * A[row * a_rs + k * a_ks], B[k * b_rs + col], s);
+        *c = s;
+      }
+    }
+  }
+}
