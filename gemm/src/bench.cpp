@@ -684,28 +684,33 @@ std::vector<std::size_t> gemm_tuning_problem(const GemmForm& f, std::size_t m, s
   return {m, n, k, f.batch};
 }
 
-std::optional<TuningEntry> gemm_tuning_entry(const GemmForm& form, const GemmBenchRow& row,
+std::vector<TuningEntry> gemm_tuning_entries(const GemmForm& form, const GemmBenchRow& row,
                                              const DeviceCaps& caps, const std::string& who) {
-  const Family& family = gemm_family(form.bits);
   std::vector<const GemmBenchEntry*> ran;
   for (const GemmBenchEntry& e : row.entries) {
     if (e.kernel == "variant" && e.tier && e.ok) ran.push_back(&e);
   }
-  if (ran.empty()) return std::nullopt;
   std::stable_sort(ran.begin(), ran.end(),
                    [](const GemmBenchEntry* a, const GemmBenchEntry* b) { return a->gflops > b->gflops; });
-  TuningEntry entry =
-      measured_entry(caps, family.manifest().family, gemm_tuning_form(form),
-                     gemm_tuning_problem(form, row.shape.m, row.shape.n, row.shape.k), who);
-  for (const GemmBenchEntry* e : ran) {
-    const Variant* v = nullptr;
-    for (const Variant& x : family.manifest().variants) {
-      if (x.name == e->variant) v = &x;
+  std::vector<const Family*> families{&gemm_family(form.bits)};
+  if (form.bits != 16) families.push_back(&gemm_rows_family(form.bits));
+  std::vector<TuningEntry> out;
+  for (const Family* family : families) {
+    TuningEntry entry =
+        measured_entry(caps, family->manifest().family, gemm_tuning_form(form),
+                       gemm_tuning_problem(form, row.shape.m, row.shape.n, row.shape.k), who);
+    for (const GemmBenchEntry* e : ran) {
+      const Variant* v = nullptr;
+      for (const Variant& x : family->manifest().variants) {
+        if (x.name == e->variant) v = &x;
+      }
+      if (!v) continue;
+      entry.ranking.push_back(
+          {e->variant, tier_sha256(family->manifest(), *v, *e->tier), *e->tier, e->gflops});
     }
-    if (!v) continue;
-    entry.ranking.push_back({e->variant, tier_sha256(family.manifest(), *v, *e->tier), *e->tier, e->gflops});
+    if (!entry.ranking.empty()) out.push_back(std::move(entry));
   }
-  return entry;
+  return out;
 }
 
 }  // namespace fatcl

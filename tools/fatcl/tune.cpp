@@ -92,14 +92,16 @@ int tune_gemm(const Options& o, const std::shared_ptr<Store>& store) {
       options.shapes = {shape};
       GemmBenchReport one = run_gemm_bench(context, device, options);
       for (const GemmBenchRow& row : one.rows) {
-        const std::optional<TuningEntry> e = gemm_tuning_entry(form, row, caps, "fatcl tune");
-        if (!e) {
+        const std::vector<TuningEntry> made = gemm_tuning_entries(form, row, caps, "fatcl tune");
+        if (made.empty()) {
           std::fprintf(stderr, "fatcl tune: %s at %s: no variant ran right, no entry\n",
                        form.describe().c_str(), row.shape.label().c_str());
           continue;
         }
-        if (store) store->put_tuning(*e);
-        ++entries;
+        for (const TuningEntry& e : made) {
+          if (store) store->put_tuning(e);
+          ++entries;
+        }
       }
       if (store) store->save();
       if (report.rows.empty()) {

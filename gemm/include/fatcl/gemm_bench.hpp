@@ -107,17 +107,18 @@ struct GemmBenchReport {
 GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& device,
                                const GemmBenchOptions& options);
 
-// The tuning entry a bench row makes (fatcl tune --gemm): the variants
-// forced in a tier that ran right, fastest first, for the family of the
-// form's precision, keyed by the row-major twin's form ("NN", "NT", "TN",
-// "TT": a column-major call runs as the row-major product of its operands
-// swapped, so its entry is that product's, M and N swapped) and the problem
-// {M, N, K, batch}; none where no variant in a tier ran right. `who`:
-// TuningEntry::provenance's first words ("fatcl tune").
-std::optional<TuningEntry> gemm_tuning_entry(const GemmForm& form, const GemmBenchRow& row,
+// The tuning entries a bench row makes (fatcl tune --gemm): one per family
+// of the form's precision whose variants ran (the blocked one; the rows one
+// where the row timed its points), each variant forced in a tier that ran
+// right, fastest first, keyed by the row-major twin's form ("NN", "NT",
+// "TN", "TT": a column-major call runs as the row-major product of its
+// operands swapped, so its entry is that product's, M and N swapped) and
+// the problem {M, N, K, batch}; none where no variant in a tier ran right.
+// `who`: TuningEntry::provenance's first words ("fatcl tune").
+std::vector<TuningEntry> gemm_tuning_entries(const GemmForm& form, const GemmBenchRow& row,
                                              const DeviceCaps& caps, const std::string& who);
 // The form key and the problem of a call in `form` of m x n x k
-// (gemm_tuning_entry's, and what the entry points look up).
+// (gemm_tuning_entries', and what the entry points look up).
 std::string gemm_tuning_form(const GemmForm& form);
 std::vector<std::size_t> gemm_tuning_problem(const GemmForm& form, std::size_t m, std::size_t n,
                                              std::size_t k);
