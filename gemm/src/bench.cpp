@@ -291,7 +291,8 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
     // (which side runs as the rows depends on the form; the other way it
     // computes too, slower).
     if (o.variants && GemmRowsFit(caps, f.bits, std::min(shape.m, shape.n),
-                                  std::max<std::size_t>(shape.m, shape.n), shape.k, false)) {
+                                  std::max<std::size_t>(shape.m, shape.n), shape.k, f.batch,
+                                  false)) {
       for (const auto& [v, tier] : rows_forced) {
         add("variant", v, tier, [&, v = v, tier = tier] {
           OverrideVariant(id, f.bits, v->name, tier);

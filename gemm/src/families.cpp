@@ -249,10 +249,19 @@ const Family& gemm_rows_family(int bits) {
 }
 
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
-                 bool b_trans) {
-  return (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() && bits != 16 &&
-         !b_trans && m > 0 && m <= kGemmRowsMostRows && n >= kGemmRowsLeastColumns && k > 0 &&
-         !has_driver_quirk(caps, "loop-limit-65536");
+                 std::size_t batch, bool b_trans) {
+  if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || bits == 16 || b_trans ||
+      m == 0 || m > kGemmRowsMostRows || n < kGemmRowsLeastColumns || k == 0 ||
+      has_driver_quirk(caps, "loop-limit-65536")) {
+    return false;
+  }
+  // A work-item a stripe of columns (and rows, and product): fewer than the
+  // compute units would leave some idle, where the blocked family's tiles
+  // would not.
+  const Variant& first = gemm_rows_family(bits).manifest().variants.front();
+  const std::size_t stripe = std::size_t(first.param("NWG")), rows = std::size_t(first.param("MWG"));
+  const std::size_t items = (n + stripe - 1) / stripe * ((m + rows - 1) / rows) * batch;
+  return items >= std::max<std::size_t>(1, caps.compute_units);
 }
 
 std::vector<const Family*> gemm_families(int bits) {

@@ -421,7 +421,7 @@ std::shared_ptr<const Chosen> choose(cl_context context, cl_device_id device,
                                      std::size_t batch) {
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
-  const bool rows = GemmRowsFit(caps, bits, m, n, k, b_trans);
+  const bool rows = GemmRowsFit(caps, bits, m, n, k, batch, b_trans);
   const ChoiceRequest q =
       choice_request(all, context, device, bits, a_trans, b_trans, m, n, k, batch, rows);
   return kept_or_loaded(all, q.key, context, device, caps, *q.family, q.options);
@@ -435,7 +435,7 @@ Planned planned(cl_context context, cl_device_id device, const DeviceCaps& caps,
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
   const ChoiceRequest q = choice_request(all, context, device, bits, a_trans, b_trans, m, n, k, 1,
-                                         GemmRowsFit(caps, bits, m, n, k, b_trans));
+                                         GemmRowsFit(caps, bits, m, n, k, 1, b_trans));
   if (auto it = all.choices.find(q.key); it != all.choices.end()) {
     return {it->second->variant, it->second->kernel};
   }

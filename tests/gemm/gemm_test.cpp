@@ -1133,27 +1133,32 @@ TEST(Gemm, TheRowsFamilyComputesEveryForm) {
 }
 
 // A thin product on a CPU device runs on the rows family by itself (where
-// GemmRowsFit holds: no loop limit), and a wider one on the blocked family.
+// GemmRowsFit holds: no loop limit, a stripe of columns for each compute
+// unit), and a wider one on the blocked family.
 TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
-  const bool fits = GemmRowsFit(caps, 32, 20, 300, 40, false);
+  const std::size_t n = 1100, stripes = 3;  // of 512 columns
+  const bool fits = GemmRowsFit(caps, 32, 20, n, 40, 1, false);
   EXPECT_EQ(fits, (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() &&
-                      !has_driver_quirk(caps, "loop-limit-65536"));
-  EXPECT_FALSE(GemmRowsFit(caps, 32, kGemmRowsMostRows + 1, 300, 40, false));
-  EXPECT_FALSE(GemmRowsFit(caps, 32, 20, kGemmRowsLeastColumns - 1, 40, false));
-  EXPECT_FALSE(GemmRowsFit(caps, 32, 20, 300, 40, true));
-  EXPECT_FALSE(GemmRowsFit(caps, 16, 20, 300, 40, false));
+                      !has_driver_quirk(caps, "loop-limit-65536") &&
+                      caps.compute_units <= stripes);
+  EXPECT_FALSE(GemmRowsFit(caps, 32, kGemmRowsMostRows + 1, n, 40, 1, false));
+  EXPECT_FALSE(GemmRowsFit(caps, 32, 20, kGemmRowsLeastColumns - 1, 40, 1, false));
+  EXPECT_FALSE(GemmRowsFit(caps, 32, 20, n, 40, 1, true));
+  EXPECT_FALSE(GemmRowsFit(caps, 16, 20, n, 40, 1, false));
+  // Too few stripes for the units: one stripe, more than one unit.
+  if (caps.compute_units > 1) EXPECT_FALSE(GemmRowsFit(caps, 32, 20, 300, 40, 1, false));
   std::mt19937 rng(std::random_device{}());
   for (int bits : precisions()) {
     if (bits == 16) continue;
     SCOPED_TRACE(precision(bits));
     Form f;
-    f.m = 20, f.n = 300, f.k = slow() ? 8 : 40, f.alpha = 1.5, f.beta = 0.5;
+    f.m = 20, f.n = n, f.k = slow() ? 8 : 40, f.alpha = 1.5, f.beta = 0.5;
     EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
     const std::string rows_point = std::string(bits == 32 ? "s" : "d") + "gemm_rows_";
     EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits) << GemmLastCall();
-    f.m = slow() ? kGemmRowsMostRows + 1 : 100;
+    f.m = slow() ? kGemmRowsMostRows + 1 : 100, f.n = slow() ? 300 : n;
     EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
     EXPECT_NE(GemmLastCall().rfind(rows_point, 0), 0u) << GemmLastCall();
   }

@@ -207,11 +207,12 @@ const Family& gemm_rows_family(int bits);
 // on gemm_rows_family.
 inline constexpr std::size_t kGemmRowsMostRows = 64, kGemmRowsLeastColumns = 256;
 // Where gemm_rows_family is meant for: a CPU device without a loop limit
-// (the driver quirk loop-limit-65536), single or double precision, a
-// product of 1 to kGemmRowsMostRows rows and kGemmRowsLeastColumns columns
-// or more that reads B in place (op(B) = B as it runs), K > 0.
+// (the driver quirk loop-limit-65536), single or double precision, `batch`
+// products of 1 to kGemmRowsMostRows rows and kGemmRowsLeastColumns columns
+// or more that read B in place (op(B) = B as they run), K > 0, whose
+// stripes of columns (a work-item each) are at least the compute units.
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
-                 bool b_trans);
+                 std::size_t batch, bool b_trans);
 // The families above for `bits`-bit elements, in that order: the blocked
 // one, the reference path's, the lanes one, the rows one (not for 16 bits)
 // (what OverrideVariant looks a name up in, and what fatcl validate
