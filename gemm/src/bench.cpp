@@ -271,21 +271,19 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
       OverrideVariant(id, f.bits, "");
       return run_fatcl(q, f, call);
     });
-    for (const auto& [v, tier] : forced) {
-      add("variant", v, tier, [&, v = v, tier = tier] {
-        OverrideVariant(id, f.bits, v->name, tier);
-        return run_fatcl(q, f, call);
-      });
-    }
-    // The lanes family's points where GemmLanesFit holds, forced as
-    // the blocked family's are.
-    if (o.variants && GemmLanesFit(caps, shape.m, shape.n, shape.k, f.batch)) {
-      for (const auto& [v, tier] : lanes_forced) {
+    // Each point forced (OverrideVariant) in its tier.
+    auto add_forced = [&](const Forced& points) {
+      for (const auto& [v, tier] : points) {
         add("variant", v, tier, [&, v = v, tier = tier] {
           OverrideVariant(id, f.bits, v->name, tier);
           return run_fatcl(q, f, call);
         });
       }
+    };
+    add_forced(forced);
+    // The lanes family's points where GemmLanesFit holds.
+    if (o.variants && GemmLanesFit(caps, shape.m, shape.n, shape.k, f.batch)) {
+      add_forced(lanes_forced);
     }
     // The rows family's where a side of C is thin enough for it on a CPU
     // (which side runs as the rows depends on the form; the other way it
@@ -293,12 +291,7 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
     if (o.variants && GemmRowsFit(caps, f.bits, std::min(shape.m, shape.n),
                                   std::max<std::size_t>(shape.m, shape.n), shape.k, f.batch,
                                   false)) {
-      for (const auto& [v, tier] : rows_forced) {
-        add("variant", v, tier, [&, v = v, tier = tier] {
-          OverrideVariant(id, f.bits, v->name, tier);
-          return run_fatcl(q, f, call);
-        });
-      }
+      add_forced(rows_forced);
     }
     for (const GemmExternal& x : o.external) {
       add(x.name, nullptr, std::nullopt, [&] { return x.run(q, f, call); });

@@ -257,10 +257,17 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   }
   // A work-item a stripe of columns (and rows, and product): fewer than the
   // compute units would leave some idle, where the blocked family's tiles
-  // would not.
-  const Variant& first = gemm_rows_family(bits).manifest().variants.front();
-  const std::size_t stripe = std::size_t(first.param("NWG")), rows = std::size_t(first.param("MWG"));
-  const std::size_t items = (n + stripe - 1) / stripe * ((m + rows - 1) / rows) * batch;
+  // would not. The first point's stripe, read once (this runs every call).
+  struct Stripe {
+    std::size_t columns, rows;
+  };
+  auto stripe_of = [](int b) {
+    const Variant& first = gemm_rows_family(b).manifest().variants.front();
+    return Stripe{std::size_t(first.param("NWG")), std::size_t(first.param("MWG"))};
+  };
+  static const Stripe of32 = stripe_of(32), of64 = stripe_of(64);
+  const Stripe& s = bits == 64 ? of64 : of32;
+  const std::size_t items = (n + s.columns - 1) / s.columns * ((m + s.rows - 1) / s.rows) * batch;
   return items >= std::max<std::size_t>(1, caps.compute_units);
 }
 

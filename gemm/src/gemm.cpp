@@ -109,10 +109,11 @@ struct Planned {
   Variant variant;
   std::string kernel;
 };
-// (context, device, precision, family and form, size classes of M, N, K and
-// the batch, the variant and tier forced where OverrideVariant forces one)
-using ChoiceKey =
-    std::tuple<cl_context, cl_device_id, int, std::string, int, int, int, int, std::string, int>;
+// (context, device, precision, family, form, size classes of M, N, K and
+// the batch, the variant and tier forced where OverrideVariant forces one;
+// families are the process's, never freed)
+using ChoiceKey = std::tuple<cl_context, cl_device_id, int, const Family*, std::string, int, int,
+                             int, int, std::string, int>;
 // The space an in-order queue's packing passes write, grown to the largest
 // call's need and reused (allocating it per call cost 1 to 2 ms a call on
 // the CPU runtimes): a call's passes wait for the last launch that read it
@@ -402,7 +403,8 @@ ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id d
   q.key = ChoiceKey{context,
                     device,
                     bits,
-                    q.family->manifest().family + " " + q.options.form,
+                    q.family,
+                    q.options.form,
                     size_class(m),
                     size_class(n),
                     size_class(k),
@@ -454,8 +456,9 @@ std::shared_ptr<const Chosen> choose_transpose(cl_context context, cl_device_id 
   options.variant = "gemm_transpose_BITS" + std::to_string(bits);
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
-  const ChoiceKey key{context, device, bits, "transpose", 0, 0, 0, 0, options.variant, -1};
-  return kept_or_loaded(all, key, context, device, caps, detail::gemm_transpose_family(), options);
+  const Family& family = detail::gemm_transpose_family();
+  const ChoiceKey key{context, device, bits, &family, "", 0, 0, 0, 0, options.variant, -1};
+  return kept_or_loaded(all, key, context, device, caps, family, options);
 }
 
 // The pass that adds the parts of a split K, kept like the packing kernel.
@@ -465,8 +468,9 @@ std::shared_ptr<const Chosen> choose_sum_parts(cl_context context, cl_device_id 
   options.variant = "gemm_sum_parts_PRECISION" + std::to_string(bits);
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
-  const ChoiceKey key{context, device, bits, "sum_parts", 0, 0, 0, 0, options.variant, -1};
-  return kept_or_loaded(all, key, context, device, caps, detail::gemm_sum_parts_family(), options);
+  const Family& family = detail::gemm_sum_parts_family();
+  const ChoiceKey key{context, device, bits, &family, "", 0, 0, 0, 0, options.variant, -1};
+  return kept_or_loaded(all, key, context, device, caps, family, options);
 }
 
 // The parts one product's K is split into: OverrideKParts', else
