@@ -20,10 +20,10 @@
  * 284 to 294 GFLOP/s on both CPU runtimes (4 x 4 vectors a block, KWG 64,
  * NWG 1024; with the loops not unrolled PoCL ran it at 32).
  *
- * The running sum lives in C, so alpha is applied to A's elements as they
- * are read and the first block starts from beta * C (from 0 where beta is
- * 0: C is then not read). The work-group is one work-item; the NDRange is
- * a work-item per NWG columns and MWG rows of C, per product (dimension 2,
+ * The running sum lives in C: each block adds alpha times its own sum, and
+ * the first block adds it to beta * C (to 0 where beta is 0: C is then not
+ * read). The work-group is one work-item; the NDRange is a work-item per
+ * NWG columns and MWG rows of C, per product (dimension 2,
  * the batch, as in gemm_blocked.cl). op(B) = B^T, which the host never
  * sends here, takes a plain loop per element (OverrideVariant can force
  * this family for every form).
@@ -61,30 +61,34 @@
 #include "gemm_product.h"
 
 /* R rows of C from `row`, NV vectors of columns from `col`, over this
- * block's k in [k0, k1): the running sum from C (or its start), the block's
- * multiply-adds, back into C. */
+ * block's k in [k0, k1): the block's multiply-adds summed from zero, A and
+ * B walked by pointer, then alpha times the sum added to C's running sum
+ * (or to its start). Leaving alpha out of the k loop saves a multiply per
+ * row and step. */
 #define ROWS_BLOCK(R)                                                                  \
   {                                                                                    \
     realV acc[R][NV];                                                                  \
     _Pragma("unroll") for (int i = 0; i < R; ++i) {                                    \
-      __global storage* cr = C + (long)(row + i) * ldc + col;                          \
-      _Pragma("unroll") for (int j = 0; j < NV; ++j) {                                 \
-        acc[i][j] = !first            ? LOADV(cr + VW * j)                             \
-                    : beta != (real)0 ? beta * LOADV(cr + VW * j)                      \
-                                      : (realV)(0);                                    \
-      }                                                                                \
+      _Pragma("unroll") for (int j = 0; j < NV; ++j) acc[i][j] = (realV)(0);           \
     }                                                                                  \
-    for (int k = k0; k < k1; ++k) {                                                    \
-      realV b[NV];                                                                     \
-      _Pragma("unroll") for (int j = 0; j < NV; ++j) b[j] = LOADV(B + k * b_rs + col + VW * j); \
+    __global const storage* a = A + row * a_rs + k0 * a_ks;                            \
+    __global const storage* b = B + k0 * b_rs + col;                                   \
+    for (int k = k0; k < k1; ++k, a += a_ks, b += b_rs) {                              \
+      realV bv[NV];                                                                    \
+      _Pragma("unroll") for (int j = 0; j < NV; ++j) bv[j] = LOADV(b + VW * j);        \
       _Pragma("unroll") for (int i = 0; i < R; ++i) {                                  \
-        const realV av = (realV)(alpha * A[(row + i) * a_rs + k * a_ks]);              \
-        _Pragma("unroll") for (int j = 0; j < NV; ++j) acc[i][j] = fma(av, b[j], acc[i][j]); \
+        const realV av = (realV)(a[i * a_rs]);                                         \
+        _Pragma("unroll") for (int j = 0; j < NV; ++j) acc[i][j] = fma(av, bv[j], acc[i][j]); \
       }                                                                                \
     }                                                                                  \
     _Pragma("unroll") for (int i = 0; i < R; ++i) {                                    \
       __global storage* cr = C + (long)(row + i) * ldc + col;                          \
-      _Pragma("unroll") for (int j = 0; j < NV; ++j) STOREV(acc[i][j], cr + VW * j);   \
+      _Pragma("unroll") for (int j = 0; j < NV; ++j) {                                 \
+        const realV sum = !first            ? LOADV(cr + VW * j)                       \
+                          : beta != (real)0 ? beta * LOADV(cr + VW * j)                \
+                                            : (realV)(0);                              \
+        STOREV(fma((realV)(alpha), acc[i][j], sum), cr + VW * j);                      \
+      }                                                                                \
     }                                                                                  \
   }
 
@@ -133,8 +137,9 @@ void gemm_rows(const int M, const int N, int K, const int k_begin, const int acc
       for (int row = row0; row < row_end; ++row) {
         __global storage* c = C + (long)row * ldc + col;
         real s = !first ? *c : beta != (real)0 ? beta * *c : (real)0;
-        for (int k = k0; k < k1; ++k) s = fma(alpha * A[row * a_rs + k * a_ks], B[k * b_rs + col], s);
-        *c = s;
+        real p = (real)0;
+        for (int k = k0; k < k1; ++k) p = fma(A[row * a_rs + k * a_ks], B[k * b_rs + col], p);
+        *c = fma(alpha, p, s);
       }
     }
   }
