@@ -40,16 +40,7 @@
 #include "gemm_product.h"
 
 __kernel __attribute__((reqd_work_group_size(WG, WG, 1)))
-void gemm_naive(const int M, const int N, int K, const int k_begin, const int accumulate,
-                const real alpha_arg, const real beta_arg,
-                __global const storage* restrict A, const long a_offset_arg, const int lda,
-                const int a_trans, const long a_stride,
-                __global const storage* restrict B, const long b_offset_arg, const int ldb,
-                const int b_trans, const long b_stride,
-                __global storage* restrict C, const long c_offset_arg, const int ldc,
-                const long c_stride,
-                __global const long* restrict batch_offsets,
-                __global const real* restrict batch_scalars, const int per_batch) {
+void gemm_naive(GEMM_ARGUMENTS) {
   const int col = (int)get_global_id(0), row = (int)get_global_id(1);
   const int z = (int)get_group_id(2);
   if (row >= M || col >= N) return;
