@@ -116,13 +116,26 @@ std::string trial(const cl::Context& context, const cl::Device& device, const cl
   return "";
 }
 
+// The speed of the blocked kernel's guarded path (scalar loads, each
+// checked against the matrix) over its unguarded one. A point that reads an
+// operand from global memory (SA = 0, SB = 0) takes the unguarded path only
+// in tiles that lie inside C; the kernel moves the edge tiles back to end at
+// M and N, so only where M < MWG (N < NWG) is there none. Row-major
+// products so, on the Xeon (family 6 model 207, 2026-12-06, shapes no entry
+// named): the 32 x 64 CPU point at 122 x 60 x 352 ran 19 GFLOP/s where the
+// 16 x 32 one ran 146 (Intel's runtime), at 709 x 41 x 78 12 against 56,
+// and under PoCL the 24 x 16 point at 17 x 206 x 1015 14 against 83. The
+// model took them as alike: their tiles pad C alike.
+constexpr double kGuardedPathSpeed = 0.25;
+
 // How a variant's tiles cover a problem {M, N, K, batch}: the share of the
 // tiles' M x N that is C's (not padding), the share of the K slices' K that
-// is K's, and how much of the device the work-groups, the whole batch's,
-// fill (one per compute unit fills it). A side not given or 0 counts as
-// covered.
+// is K's, how much of the device the work-groups, the whole batch's, fill
+// (one per compute unit fills it), and the speed of the path its tiles take
+// (1, or kGuardedPathSpeed where none lies inside C). A side not given or 0
+// counts as covered.
 struct Coverage {
-  double mn = 1, k = 1, fill = 1;
+  double mn = 1, k = 1, fill = 1, path = 1;
 };
 Coverage coverage(const Variant& v, const DeviceCaps& caps, const std::vector<std::size_t>& p) {
   Coverage c;
@@ -131,6 +144,10 @@ Coverage coverage(const Variant& v, const DeviceCaps& caps, const std::vector<st
   const double tiles_m = std::ceil(m / double(v.param("MWG")));
   const double tiles_n = std::ceil(n / double(v.param("NWG")));
   c.mn = detail::tiles_share_of_c(v, p[0], p[1]);
+  if ((v.param("SA") == 0 && p[0] < std::size_t(v.param("MWG"))) ||
+      (v.param("SB") == 0 && p[1] < std::size_t(v.param("NWG")))) {
+    c.path = kGuardedPathSpeed;
+  }
   // A product whose K the entry points split launches a work-group a tile
   // and part.
   const double parts = batch == 1 && p.size() > 2
@@ -147,7 +164,8 @@ Coverage coverage(const Variant& v, const DeviceCaps& caps, const std::vector<st
 
 // The family's model of a problem {M, N, K, batch} (Ranking::shape_score):
 // the share of its tiles' work that is C's (not padding) times how well its
-// work-groups fill the device (coverage), each in quarters: a small tile
+// work-groups fill the device (coverage), each in quarters, times its path's
+// speed: a small tile
 // wins only where a large one wastes a quarter of its work or leaves a
 // quarter of the device idle (on the H200, 2026-12-02: at 2000 x 3000 x
 // 1000 the 128 x 128 tile ran at 29 TFLOP/s and the 32 x 32 one, 1 % less
@@ -156,19 +174,19 @@ Coverage coverage(const Variant& v, const DeviceCaps& caps, const std::vector<st
 // units the 64 x 64 one.
 double shape_score(const Variant& v, const DeviceCaps& caps, const std::vector<std::size_t>& p) {
   const Coverage c = coverage(v, caps, p);
-  return std::round(c.mn * 4) / 4 * (std::round(c.fill * 4) / 4);
+  return std::round(c.mn * 4) / 4 * (std::round(c.fill * 4) / 4) * c.path;
 }
 
 // The family's model of a problem {M, N, K, batch} (FamilyDescription::
 // efficiency), by which an entry measured at other sizes is carried to
-// these (carry_tuning): coverage's shares, K's included, times its fill,
-// unrounded. Without it the H200's 1,000 products of 32^3 took the entry
+// these (carry_tuning): coverage's shares, K's included, times its fill and
+// its path's speed, unrounded. Without it the H200's 1,000 products of 32^3 took the entry
 // of 1,000 of 128^3 as it was, and its 64 x 64 tile (22 us a call) over
 // the 32 x 32 one (12 us, 2026-12-03).
 double efficiency(const Variant& v, const DeviceCaps& caps, const std::vector<std::size_t>& p) {
   if (p.size() < 3 || p[2] == 0) return 1;
   const Coverage c = coverage(v, caps, p);
-  return c.mn * c.k * c.fill;
+  return c.mn * c.k * c.fill * c.path;
 }
 
 Family make_family(const EmbeddedFamily& embedded, int bits) {
@@ -179,7 +197,8 @@ Family make_family(const EmbeddedFamily& embedded, int bits) {
   d.efficiency = efficiency;
   d.ranking.shape_rule =
       "the share of the tiles' work that is C's times how well the work-groups fill the "
-      "compute units (one each fills them), each in quarters";
+      "compute units (one each fills them), each in quarters, times a quarter where a point "
+      "that reads an operand in place has no tile inside C (every slice guarded)";
   d.shipped_tuning_lines = kGemmShippedTuning;
   d.trial = [bits](const cl::Context& context, const cl::Device& device, const cl::Kernel& k,
                    const Variant& v) { return trial(context, device, k, v, bits); };

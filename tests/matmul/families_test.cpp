@@ -443,6 +443,50 @@ TEST(MatmulFamilies, GemmEntriesCarryToOtherSizesByTheModel) {
       << why;
 }
 
+// A CPU point that reads B in place (SB = 0) whose tile is wider than C has
+// no tile inside it, so every slice takes the kernel's guarded path: the
+// model counts that at a quarter of the speed. On the Xeon of 2026-12-06
+// the 32 x 64 point ran 122 x 60 x 352 at 19 GFLOP/s, the 16 x 32 one at
+// 146, though their tiles pad C alike; an entry measured at 1024^3 with the
+// wide point ahead now carries the narrow one there, and the wide one where
+// C holds its tiles (122 rows, 64 columns or more).
+TEST(MatmulFamilies, GemmModelCountsTheGuardedPath) {
+  const Family& sgemm = gemm_family(32);
+  const Manifest& m = sgemm.manifest();
+  const auto& efficiency = sgemm.description().efficiency;
+  ASSERT_TRUE(efficiency);
+  const std::string wide = "sgemm_blocked_PRECISION32_MWG32_NWG64_KWG8_MDIMC4_NDIMC4_VWM1_VWN16_"
+                           "SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1";
+  const std::string narrow = "sgemm_blocked_PRECISION32_MWG16_NWG32_KWG8_MDIMC2_NDIMC2_VWM1_VWN16_"
+                             "SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1";
+  const DeviceCaps cpu = avx512_cpu("Synthetic Xeon", "GenuineIntel");
+  EXPECT_DOUBLE_EQ(efficiency(m.variant(wide), cpu, {122, 60, 352, 1}),
+                   0.25 * efficiency(m.variant(narrow), cpu, {122, 60, 352, 1}));
+  EXPECT_DOUBLE_EQ(efficiency(m.variant(wide), cpu, {128, 64, 352, 1}),
+                   efficiency(m.variant(narrow), cpu, {128, 64, 352, 1}));
+  TuningEntry e;
+  e.family = m.family;
+  e.platform = cpu.platform_name;
+  e.device = cpu.device_name;
+  e.driver = cpu.driver_version;
+  e.form = "NN";
+  e.problem = {1024, 1024, 1024, 1};
+  for (const auto& [name, gflops] : {std::pair{wide, 200.0}, std::pair{narrow, 150.0}}) {
+    e.ranking.push_back(
+        {name, tier_sha256(m, m.variant(name), Tier::Source), Tier::Source, gflops});
+  }
+  std::string why;
+  EXPECT_EQ(carry_tuning(e, sgemm, cpu, {122, 60, 352, 1}, &why).ranking.front().variant, narrow)
+      << why;
+  EXPECT_EQ(carry_tuning(e, sgemm, cpu, {122, 64, 352, 1}, &why).ranking.front().variant, wide)
+      << why;
+  // A point that stages B (SB = 1) guards its staging, not its slices.
+  const Variant& staged = m.variant(
+      "sgemm_blocked_PRECISION32_MWG32_NWG32_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0_"
+      "DB0_VWA1");
+  EXPECT_DOUBLE_EQ(efficiency(staged, cpu, {64, 16, 32, 1}), 0.5);
+}
+
 // An entry measured on a neighbour (a similar CPU, not this one) does not
 // tell apart speeds within 5 %: there the family's ranking for this device
 // decides. A Zen 4's PoCL ranked the FMA = 0 twin of the 16 x 32 point 3 %
