@@ -510,7 +510,14 @@ TuningEntry carry_tuning(const TuningEntry& entry, const Family& family, const D
                    [](const Carried& a, const Carried& b) { return a.predicted > b.predicted; });
   TuningEntry out = entry;
   out.ranking.clear();
-  for (const Carried& c : carried) out.ranking.push_back(*c.measured);
+  // The rates the model predicts here: a neighbour's entry_order weighs
+  // them, and the measured ones would let it reorder what the model set
+  // apart (the H200's 4096 x 4096 x 256 entry on an H100: points within 5 %
+  // there, 1.8x apart carried to K = 4).
+  for (const Carried& c : carried) {
+    out.ranking.push_back(*c.measured);
+    out.ranking.back().gflops = c.predicted;
+  }
   if (leader_gflops && !carried.empty()) *leader_gflops = carried.front().predicted;
   if (why && !carried.empty() && out.ranking.front().variant != entry.ranking.front().variant) {
     *why = "the family's model carries the entry to " + problem_text(problem) +

@@ -326,7 +326,9 @@ TEST(MatmulFamilies, BlockedModelCarriesAnEntryToAnotherShape) {
   const TuningEntry carried = carry_tuning(e, blocked, gpu, {127, 8191, 200}, &why);
   ASSERT_EQ(carried.ranking.size(), 2u);
   EXPECT_EQ(carried.ranking.front().variant, small) << why;
-  EXPECT_EQ(carried.ranking.front().gflops, 35000.0);  // the measured rate, not the prediction
+  // The rates are the model's predictions here, as the explanation gives them.
+  EXPECT_NEAR(carried.ranking.back().gflops, 19286, 1);
+  EXPECT_GT(carried.ranking.front().gflops, carried.ranking.back().gflops);
   EXPECT_NE(why.find("carries the entry to 127x8191x200"), std::string::npos) << why;
   EXPECT_NE(why.find(std::string(big) + " [ptx] 41700 x 0.46 / 1.00 = 19286"), std::string::npos)
       << why;
@@ -567,11 +569,12 @@ TEST(MatmulFamilies, ANeighboursEntryDoesNotTellApartSpeedsWithinItsResolution) 
     }
     return e;
   };
-  auto first = [&](const DeviceCaps& caps, double measured_first) {
+  auto first = [&](const DeviceCaps& caps, double measured_first,
+                   std::vector<std::size_t> problem = {1024, 1024, 1024, 1}) {
     LoadOptions options;
     options.store = std::make_shared<Store>();
     options.store->put_tuning(measured(measured_first));
-    options.problem = {1024, 1024, 1024, 1};
+    options.problem = std::move(problem);
     options.form = "TN";
     std::string rule, tuning;
     const Plan plan = ranked_plan(sgemm, caps, options, &rule, &tuning, nullptr);
@@ -581,6 +584,11 @@ TEST(MatmulFamilies, ANeighboursEntryDoesNotTellApartSpeedsWithinItsResolution) 
   EXPECT_EQ(first(xeon, 102.0), default1);
   EXPECT_EQ(first(zen4, 102.0), small0);
   EXPECT_EQ(first(xeon, 110.0), small0);
+  // Carried to a shape where the model sets them apart, the neighbour's
+  // speeds are the model's predictions: with 60 columns the 64-wide tile
+  // has none inside C (a quarter of the speed), so the 16 x 32 points lead,
+  // where the measured speeds, within 5 %, left the order to the ranking.
+  EXPECT_EQ(first(xeon, 102.0, {122, 60, 352, 1}).find(p + "MWG16_NWG32_"), 0u);
 }
 
 // An entry of a bundled family measured on the synthetic device, its

@@ -143,7 +143,8 @@ LoadedKernel load(const cl::Context& context, const cl::Device& device, const Fa
 // FamilyDescription::launches), scaled by the work over the efficiency here
 // and there, plus its launches here; with `launch_ms` 0, its measured
 // GFLOP/s times its efficiency on `problem` over its efficiency on the
-// entry's sizes (the rates stay the measured ones; only the order changes).
+// entry's sizes; the entry's rates become these predicted ones, in their
+// order.
 // Unchanged where the family has no model or the sizes are the entry's.
 // `why` (may be null) gets the figures of the three leaders, or "" where the
 // model left the order as measured. `leader_gflops` (may be null) gets the
