@@ -165,11 +165,10 @@ Coverage coverage(const Variant& v, const DeviceCaps& caps, const std::vector<st
 // The family's model of a problem {M, N, K, batch} (Ranking::shape_score):
 // the share of its tiles' work that is C's (not padding) times how well its
 // work-groups fill the device (coverage), each in quarters, times its path's
-// speed: a small tile
-// wins only where a large one wastes a quarter of its work or leaves a
-// quarter of the device idle (on the H200, 2026-12-02: at 2000 x 3000 x
-// 1000 the 128 x 128 tile ran at 29 TFLOP/s and the 32 x 32 one, 1 % less
-// padding, at 18). Ties keep the blocked ranking's order; a batch of
+// speed: a small tile wins only where a large one wastes a quarter of its
+// work or leaves a quarter of the device idle (on the H200, 2026-12-02: at
+// 2000 x 3000 x 1000 the 128 x 128 tile ran at 29 TFLOP/s and the 32 x 32
+// one, 1 % less padding, at 18). Ties keep the blocked ranking's order; a batch of
 // 32 x 32 products takes the tile that fits them, a 1024^3 product on 132
 // units the 64 x 64 one.
 double shape_score(const Variant& v, const DeviceCaps& caps, const std::vector<std::size_t>& p) {
@@ -180,9 +179,9 @@ double shape_score(const Variant& v, const DeviceCaps& caps, const std::vector<s
 // The family's model of a problem {M, N, K, batch} (FamilyDescription::
 // efficiency), by which an entry measured at other sizes is carried to
 // these (carry_tuning): coverage's shares, K's included, times its fill and
-// its path's speed, unrounded. Without it the H200's 1,000 products of 32^3 took the entry
-// of 1,000 of 128^3 as it was, and its 64 x 64 tile (22 us a call) over
-// the 32 x 32 one (12 us, 2026-12-03).
+// its path's speed, unrounded. Without it the H200's 1,000 products of 32^3
+// took the entry of 1,000 of 128^3 as it was, and its 64 x 64 tile (22 us a
+// call) over the 32 x 32 one (12 us, 2026-12-03).
 double efficiency(const Variant& v, const DeviceCaps& caps, const std::vector<std::size_t>& p) {
   if (p.size() < 3 || p[2] == 0) return 1;
   const Coverage c = coverage(v, caps, p);
