@@ -386,15 +386,16 @@ struct ChoiceRequest {
   LoadOptions options;
   const Family* family;
 };
-// With the kept state's mutex held; `rows`: from the rows family
-// (GemmRowsFit), else the blocked one, unless OverrideVariant forces one.
-ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id device, int bits,
-                             bool a_trans, bool b_trans, std::size_t m, std::size_t n,
-                             std::size_t k, std::size_t batch, bool rows = false) {
+// With the kept state's mutex held. From the rows family where GemmRowsFit
+// holds, else the blocked one, unless OverrideVariant forces one.
+ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id device,
+                             const DeviceCaps& caps, int bits, bool a_trans, bool b_trans,
+                             std::size_t m, std::size_t n, std::size_t k, std::size_t batch) {
   ChoiceRequest q;
   q.options.problem = {m, n, k, batch};
   q.options.form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
-  q.family = rows ? &gemm_rows_family(bits) : &gemm_family(bits);
+  q.family = GemmRowsFit(caps, bits, m, n, k, batch, b_trans) ? &gemm_rows_family(bits)
+                                                               : &gemm_family(bits);
   if (auto it = all.overrides.find({device, bits}); it != all.overrides.end()) {
     q.options.variant = it->second.variant;
     q.options.tier = it->second.tier;
@@ -423,9 +424,8 @@ std::shared_ptr<const Chosen> choose(cl_context context, cl_device_id device,
                                      std::size_t batch) {
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
-  const bool rows = GemmRowsFit(caps, bits, m, n, k, batch, b_trans);
   const ChoiceRequest q =
-      choice_request(all, context, device, bits, a_trans, b_trans, m, n, k, batch, rows);
+      choice_request(all, context, device, caps, bits, a_trans, b_trans, m, n, k, batch);
   return kept_or_loaded(all, q.key, context, device, caps, *q.family, q.options);
 }
 
@@ -436,8 +436,8 @@ Planned planned(cl_context context, cl_device_id device, const DeviceCaps& caps,
                 bool a_trans, bool b_trans, std::size_t m, std::size_t n, std::size_t k) {
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
-  const ChoiceRequest q = choice_request(all, context, device, bits, a_trans, b_trans, m, n, k, 1,
-                                         GemmRowsFit(caps, bits, m, n, k, 1, b_trans));
+  const ChoiceRequest q =
+      choice_request(all, context, device, caps, bits, a_trans, b_trans, m, n, k, 1);
   if (auto it = all.choices.find(q.key); it != all.choices.end()) {
     return {it->second->variant, it->second->kernel};
   }
