@@ -500,18 +500,26 @@ FamilyDecision family_decision(const MatmulFamilyChoice& choice) {
 }
 
 // The prediction whose device the others are weighed against: this
-// device's own where a family has one (what it measured, online too, is
-// what the next run must read), else the rule's family's neighbour, else
-// the nearest's. On a Xeon with blocked entries of its own at 256 and up
-// and a Zen 4's lattice for the rest, the Zen 4's naive entry at 64^3 won
-// against the Xeon's blocked one six powers of two away (2026-12-06):
-// rates of two machines, and distances of two lattices, are not comparable.
+// device's own where they can decide (the rule's family is among them, or
+// an entry at the shape itself: what it measured, online too, is what the
+// next run must read), else the rule's family's neighbour, else this
+// device's, else the nearest's. Rates of two machines, and distances of
+// two lattices, are not comparable: on a Xeon with blocked entries of its
+// own at 256 and up and a Zen 4's lattice for the rest, the Zen 4's naive
+// entry at 64^3 won against the Xeon's blocked one six powers of two away
+// (2026-12-06). Nor does a device's lattice decide without the rule's
+// family: at 1733 x 4 x 197 the Xeon's blocked entry alone left the rule,
+// the few-columns kernel, at 6.1 GFLOP/s where the tiled one, which the
+// Zen 4's lattice puts ahead of it there, ran 13.9 (Intel's runtime).
 const FamilyPrediction& weighed_device(const MatmulFamilyChoice& choice) {
   for (const FamilyPrediction& p : choice.predictions) {
-    if (p.this_device) return p;
+    if (p.this_device && (p.family == choice.rule || p.distance == 0)) return p;
   }
   for (const FamilyPrediction& p : choice.predictions) {
     if (p.family == choice.rule) return p;
+  }
+  for (const FamilyPrediction& p : choice.predictions) {
+    if (p.this_device) return p;
   }
   return choice.predictions.front();
 }

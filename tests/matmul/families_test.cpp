@@ -744,6 +744,27 @@ TEST(MatmulFamilies, AutoWeighsTheRatesOfOneDevice) {
   EXPECT_EQ(learned.family, MatmulKernel::Naive) << learned.to_string();
   EXPECT_NE(learned.to_string().find("naive   3.9 GFLOP/s"), std::string::npos)
       << learned.to_string();
+  // Where the Xeon's own entries leave out the rule's family, the lattice
+  // that holds it decides: at 1733 x 4 x 197 the Zen 4's entries at 4096 x 8
+  // x 512 put the tiled kernel ahead of the few-columns one (measured on the
+  // Xeon: 13.9 GFLOP/s against 6.1), which the rule alone would run.
+  Store lattices;
+  lattices.put_tuning(on(xeon, synthetic_entry(MatmulKernel::Blocked, {256, 256, 256},
+                                               {{blocked, 84.7}})));
+  lattices.put_tuning(on(zen4, synthetic_entry(MatmulKernel::Tiled, {4096, 8, 512},
+                                               {{"matmul_tiled_TILE16", 32.4}})));
+  lattices.put_tuning(on(zen4, synthetic_entry(MatmulKernel::FewCols, {4096, 8, 512},
+                                               {{"matmul_fewcols_WG1_RG16_VW16_NS4", 14.9}})));
+  const MatmulFamilyChoice skinny =
+      choose_matmul_family(xeon, lattices, 1733, 4, 197, MatmulKernel::Blocked);
+  const std::string skinny_why = skinny.to_string();
+  EXPECT_EQ(skinny.rule, MatmulKernel::FewCols) << skinny_why;
+  EXPECT_EQ(skinny.family, MatmulKernel::Tiled) << skinny_why;
+  for (const FamilyPrediction& p : skinny.predictions) {
+    EXPECT_EQ(p.weighed, !p.this_device) << skinny_why;
+  }
+  EXPECT_NE(skinny_why.find("tiled runs it: its measured neighbour predicts"), std::string::npos)
+      << skinny_why;
 }
 
 // The models of the per-element families: padding to whole tiles and how
