@@ -132,8 +132,9 @@ constexpr double kGuardedPathSpeed = 0.25;
 // tiles' M x N that is C's (not padding), the share of the K slices' K that
 // is K's, how much of the device the work-groups, the whole batch's, fill
 // (one per compute unit fills it), and the speed of the path its tiles take
-// (1, or kGuardedPathSpeed where none lies inside C). A side not given or 0
-// counts as covered.
+// (1, or kGuardedPathSpeed where none lies inside C; where K is not whole
+// slices, the last slice at that speed and the others at 1). A side not
+// given or 0 counts as covered.
 struct Coverage {
   double mn = 1, k = 1, fill = 1, path = 1;
 };
@@ -157,15 +158,21 @@ Coverage coverage(const Variant& v, const DeviceCaps& caps, const std::vector<st
       std::min(1.0, tiles_m * tiles_n * batch * parts / std::max(1.0, double(caps.compute_units)));
   if (p.size() > 2 && p[2] > 0) {
     const double k = double(p[2]), kwg = double(v.param("KWG"));
-    c.k = k / (std::ceil(k / kwg) * kwg);
+    const double slices = std::ceil(k / kwg);
+    c.k = k / (slices * kwg);
+    // Such a point's tiles inside C take the guarded path on a last slice
+    // that K does not fill, as fatcl::Matmul's model counts it.
+    if (c.path == 1 && (v.param("SA") == 0 || v.param("SB") == 0) && std::fmod(k, kwg) != 0) {
+      c.path = slices / (slices - 1 + 1 / kGuardedPathSpeed);
+    }
   }
   return c;
 }
 
 // The family's model of a problem {M, N, K, batch} (Ranking::shape_score):
 // the share of its tiles' work that is C's (not padding) times how well its
-// work-groups fill the device (coverage), each in quarters, times its path's
-// speed: a small tile wins only where a large one wastes a quarter of its
+// work-groups fill the device (coverage), and its path's speed, each in
+// quarters: a small tile wins only where a large one wastes a quarter of its
 // work or leaves a quarter of the device idle (on the H200, 2026-12-02: at
 // 2000 x 3000 x 1000 the 128 x 128 tile ran at 29 TFLOP/s and the 32 x 32
 // one, 1 % less padding, at 18). Ties keep the blocked ranking's order; a batch of
@@ -173,7 +180,7 @@ Coverage coverage(const Variant& v, const DeviceCaps& caps, const std::vector<st
 // units the 64 x 64 one.
 double shape_score(const Variant& v, const DeviceCaps& caps, const std::vector<std::size_t>& p) {
   const Coverage c = coverage(v, caps, p);
-  return std::round(c.mn * 4) / 4 * (std::round(c.fill * 4) / 4) * c.path;
+  return std::round(c.mn * 4) / 4 * (std::round(c.fill * 4) / 4) * (std::round(c.path * 4) / 4);
 }
 
 // The family's model of a problem {M, N, K, batch} (FamilyDescription::
@@ -196,8 +203,9 @@ Family make_family(const EmbeddedFamily& embedded, int bits) {
   d.efficiency = efficiency;
   d.ranking.shape_rule =
       "the share of the tiles' work that is C's times how well the work-groups fill the "
-      "compute units (one each fills them), each in quarters, times a quarter where a point "
-      "that reads an operand in place has no tile inside C (every slice guarded)";
+      "compute units (one each fills them) times the speed of the path a point that reads an "
+      "operand in place takes (a quarter on guarded slices: every slice where no tile lies "
+      "inside C, else a last slice K does not fill), each in quarters";
   d.shipped_tuning_lines = kGemmShippedTuning;
   d.trial = [bits](const cl::Context& context, const cl::Device& device, const cl::Kernel& k,
                    const Variant& v) { return trial(context, device, k, v, bits); };

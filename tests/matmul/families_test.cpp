@@ -487,6 +487,29 @@ TEST(MatmulFamilies, GemmModelCountsTheGuardedPath) {
       "sgemm_blocked_PRECISION32_MWG32_NWG32_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0_"
       "DB0_VWA1");
   EXPECT_DOUBLE_EQ(efficiency(staged, cpu, {64, 16, 32, 1}), 0.5);
+  // A last slice that K does not fill is guarded too: under PoCL on the
+  // Xeon (2026-12-06) the 32 x 128 point with slices of 64 ran 845 x 128 x
+  // 58 (one slice, guarded) at 10.7 GFLOP/s, the 16 x 32 one with slices of
+  // 8 (7 whole, 1 guarded) at 47.5.
+  const std::string long_slices = "sgemm_blocked_PRECISION32_MWG32_NWG128_KWG64_MDIMC4_NDIMC4_"
+                                  "VWM1_VWN16_SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1";
+  EXPECT_DOUBLE_EQ(efficiency(m.variant(long_slices), cpu, {845, 128, 58, 1}),
+                   0.25 * 58 / 64 * efficiency(m.variant(long_slices), cpu, {845, 128, 64, 1}));
+  EXPECT_DOUBLE_EQ(efficiency(m.variant(narrow), cpu, {848, 128, 58, 1}),
+                   8.0 / 11 * 58 / 64 * efficiency(m.variant(narrow), cpu, {848, 128, 64, 1}));
+  EXPECT_DOUBLE_EQ(efficiency(staged, cpu, {64, 32, 30, 1}), 30.0 / 32);
+  TuningEntry slices = e;
+  slices.ranking.clear();
+  for (const auto& [name, gflops] : {std::pair{long_slices, 200.0}, std::pair{narrow, 150.0}}) {
+    slices.ranking.push_back(
+        {name, tier_sha256(m, m.variant(name), Tier::Source), Tier::Source, gflops});
+  }
+  EXPECT_EQ(carry_tuning(slices, sgemm, cpu, {845, 128, 58, 1}, &why).ranking.front().variant,
+            narrow)
+      << why;
+  EXPECT_EQ(carry_tuning(slices, sgemm, cpu, {845, 128, 64, 1}, &why).ranking.front().variant,
+            long_slices)
+      << why;
 }
 
 // An entry measured on a neighbour (a similar CPU, not this one) does not
