@@ -60,30 +60,30 @@
 
 #include "gemm_product.h"
 
-/* R rows of C from `row`, NV vectors of columns from `col`, over this
+/* R rows of C from `row`, V vectors of columns from `col`, over this
  * block's k in [k0, k1): the block's multiply-adds summed from zero, A and
  * B walked by pointer, then alpha times the sum added to C's running sum
  * (or to its start). Leaving alpha out of the k loop saves a multiply per
  * row and step. */
-#define ROWS_BLOCK(R)                                                                  \
+#define ROWS_BLOCK(R, V)                                                                \
   {                                                                                    \
-    realV acc[R][NV];                                                                  \
+    realV acc[R][V];                                                                   \
     _Pragma("unroll") for (int i = 0; i < R; ++i) {                                    \
-      _Pragma("unroll") for (int j = 0; j < NV; ++j) acc[i][j] = (realV)(0);           \
+      _Pragma("unroll") for (int j = 0; j < V; ++j) acc[i][j] = (realV)(0);            \
     }                                                                                  \
     __global const storage* a = A + row * a_rs + k0 * a_ks;                            \
     __global const storage* b = B + k0 * b_rs + col;                                   \
     for (int k = k0; k < k1; ++k, a += a_ks, b += b_rs) {                              \
-      realV bv[NV];                                                                    \
-      _Pragma("unroll") for (int j = 0; j < NV; ++j) bv[j] = LOADV(b + VW * j);        \
+      realV bv[V];                                                                     \
+      _Pragma("unroll") for (int j = 0; j < V; ++j) bv[j] = LOADV(b + VW * j);         \
       _Pragma("unroll") for (int i = 0; i < R; ++i) {                                  \
         const realV av = (realV)(a[i * a_rs]);                                         \
-        _Pragma("unroll") for (int j = 0; j < NV; ++j) acc[i][j] = fma(av, bv[j], acc[i][j]); \
+        _Pragma("unroll") for (int j = 0; j < V; ++j) acc[i][j] = fma(av, bv[j], acc[i][j]); \
       }                                                                                \
     }                                                                                  \
     _Pragma("unroll") for (int i = 0; i < R; ++i) {                                    \
       __global storage* cr = C + (long)(row + i) * ldc + col;                          \
-      _Pragma("unroll") for (int j = 0; j < NV; ++j) {                                 \
+      _Pragma("unroll") for (int j = 0; j < V; ++j) {                                  \
         const realV sum = !first            ? LOADV(cr + VW * j)                       \
                           : beta != (real)0 ? beta * LOADV(cr + VW * j)                \
                                             : (realV)(0);                              \
@@ -114,15 +114,23 @@ void gemm_rows(GEMM_ARGUMENTS) {
     }
     return;
   }
-  /* The stripe's whole vectors; the columns after them one at a time. */
-  const int col_vectors = col0 + (col_end - col0) / (VW * NV) * (VW * NV);
+  /* The stripe in blocks of NV vectors, then of one vector, then the
+   * columns after them one at a time (at 4 x 1465 x 244 the last stripe's
+   * 441 columns left 57 to that loop with blocks of 4 vectors alone). */
+  const int col_blocks = col0 + (col_end - col0) / (VW * NV) * (VW * NV);
+  const int col_vectors = col_blocks + (col_end - col_blocks) / VW * VW;
   for (int k0 = 0; k0 < K; k0 += KWG) {
     const int k1 = min(k0 + KWG, K);
     const int first = k0 == 0;
-    for (int col = col0; col < col_vectors; col += VW * NV) {
+    for (int col = col0; col < col_blocks; col += VW * NV) {
       int row = row0;
-      for (; row + MB <= row_end; row += MB) ROWS_BLOCK(MB)
-      for (; row < row_end; ++row) ROWS_BLOCK(1)
+      for (; row + MB <= row_end; row += MB) ROWS_BLOCK(MB, NV)
+      for (; row < row_end; ++row) ROWS_BLOCK(1, NV)
+    }
+    for (int col = col_blocks; col < col_vectors; col += VW) {
+      int row = row0;
+      for (; row + MB <= row_end; row += MB) ROWS_BLOCK(MB, 1)
+      for (; row < row_end; ++row) ROWS_BLOCK(1, 1)
     }
     for (int col = col_vectors; col < col_end; ++col) {
       for (int row = row0; row < row_end; ++row) {

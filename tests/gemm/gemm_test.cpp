@@ -1100,9 +1100,9 @@ TEST(Gemm, TheLanesFamilyComputesEveryForm) {
 }
 
 // The rows family (forced): every form (check_family_forms) on a product
-// narrower than a register block's columns (every element by the scalar
-// path), one with a row block's rest, two stripes of columns (the second
-// all rest) and K in two blocks, and one with two work-items of rows and
+// narrower than a register block's columns (a vector of them, the rest an
+// element at a time), one with a row block's rest, two stripes of columns
+// (the second all rest: a vector and two elements) and K in two blocks, and one with two work-items of rows and
 // three blocks of K, each thin as it runs (a column-major one's sides
 // swapped); the slow runtimes one shape a form, the first point every form
 // and the second every other. op(B) = B^T, which the entry points never
