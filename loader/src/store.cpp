@@ -262,6 +262,18 @@ std::string problem_text(const std::vector<std::size_t>& problem) {
 
 std::string TuningEntry::size_class() const { return fatcl::size_class(problem); }
 
+namespace {
+
+// Whether two entries were measured on one device: its platform, name and
+// driver, and its hardware where both say. One name may stand for two
+// machines (a PoCL built for znver3 measured on a Zen 3 and on a Zen 4).
+bool same_measured_device(const TuningEntry& a, const TuningEntry& b) {
+  return a.platform == b.platform && a.device == b.device && a.driver == b.driver &&
+         (!a.measured_on || !b.measured_on || same_hardware(*a.measured_on, *b.measured_on));
+}
+
+}  // namespace
+
 bool measured_here(const TuningEntry& e, const DeviceCaps& caps) {
   if (e.platform != caps.platform_name || e.driver != caps.driver_version) return false;
   if (!e.measured_on) return device_matches(e.device, caps.device_name);
@@ -512,7 +524,7 @@ static std::string changed_code(const TuningEntry& e, const Manifest& family) {
 TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
                                const std::vector<std::size_t>& problem,
                                const std::vector<TuningEntry>& shipped, bool modelled,
-                               const std::string& form) const {
+                               const std::string& form, const TuningEntry* on_device_of) const {
   TuningMatch match;
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (!impl_->why_not_used.empty()) {
@@ -538,6 +550,7 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
   double nearest_unused = 0;
   for (const TuningEntry* e : all) {
     if (e->family != family.family || e->form != form) continue;
+    if (on_device_of && !same_measured_device(*e, *on_device_of)) continue;
     const bool named =
         e->platform == caps.platform_name && device_matches(e->device, caps.device_name);
     double similarity = 0;
@@ -592,13 +605,7 @@ TuningMatch Store::find_tuning(const DeviceCaps& caps, const Manifest& family,
   if (!device) return match;
   auto same_device = [&](const Viable& v) {
     if (device->similarity == 1) return v.similarity == 1;
-    const auto& a = v.entry->measured_on;
-    const auto& b = device->entry->measured_on;
-    // One name may stand for two machines (a PoCL built for znver3 measured
-    // on a Zen 3 and on a Zen 4): the neighbour is one of them.
-    return v.entry->platform == device->entry->platform &&
-           v.entry->device == device->entry->device && v.entry->driver == device->entry->driver &&
-           (!a || !b || same_hardware(*a, *b));
+    return same_measured_device(*v.entry, *device->entry);
   };
   double best = 0;
   for (const Viable& v : viable) {

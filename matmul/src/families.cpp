@@ -8,6 +8,8 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
+#include <utility>
 
 #include "fatcl/detail/format.hpp"
 #include "fatcl/matmul.hpp"
@@ -541,12 +543,15 @@ MatmulFamilyChoice choose_matmul_family(const DeviceCaps& caps, const Store& sto
   if (m <= kMatmulSkinny) candidates.push_back(MatmulKernel::FewRows);
   if (n <= kMatmulSkinny) candidates.push_back(MatmulKernel::FewCols);
   const std::vector<std::size_t> problem{m, n, k};
-  for (MatmulKernel f : candidates) {
+  // A family's prediction from its nearest entry, of any device or of the
+  // device `on_device_of` was measured on; the entry beside it.
+  auto predict = [&](MatmulKernel f, const TuningEntry* on_device_of)
+      -> std::pair<std::optional<FamilyPrediction>, const TuningEntry*> {
     const Family& family = matmul_family(f);
     const TuningMatch match =
         store.find_tuning(caps, family.manifest(), problem, shipped_tuning_for(family, caps),
-                          family.description().efficiency != nullptr);
-    if (!match.entry || match.entry->ranking.empty()) continue;
+                          family.description().efficiency != nullptr, "", on_device_of);
+    if (!match.entry || match.entry->ranking.empty()) return {std::nullopt, nullptr};
     FamilyPrediction p;
     p.family = f;
     p.entry = match.entry->describe();
@@ -562,7 +567,34 @@ MatmulFamilyChoice choose_matmul_family(const DeviceCaps& caps, const Store& sto
                              launch_floor_ms(store, family, caps))
                     .ranking.front()
                     .variant;
-    choice.predictions.push_back(std::move(p));
+    return {std::move(p), match.entry};
+  };
+  std::vector<const TuningEntry*> entries;  // beside choice.predictions
+  for (MatmulKernel f : candidates) {
+    auto [p, entry] = predict(f, nullptr);
+    if (!p) continue;
+    choice.predictions.push_back(std::move(*p));
+    entries.push_back(entry);
+  }
+  // Where a neighbour's entries are weighed, the families this device has
+  // entries of are weighed by the neighbour's too, where it has them: one
+  // lattice decides which family runs the product, each family's own
+  // entries which of its points (load()). A Xeon with blocked entries of its
+  // own at 256^3 and up weighed a Zen 4's few-columns entry without the
+  // Zen 4's blocked ones at 710 x 16 x 101, and ran the few-columns kernel
+  // at 10.9 GFLOP/s where a blocked point ran 41.8 (PoCL, 2026-12-06).
+  if (!choice.predictions.empty()) {
+    const FamilyPrediction& weighed = weighed_device(choice);
+    if (!weighed.this_device) {
+      const std::size_t w = std::size_t(&weighed - choice.predictions.data());
+      const TuningEntry* neighbour = entries[w];
+      const std::string device = weighed.measured_on;
+      for (std::size_t i = 0; i < choice.predictions.size(); ++i) {
+        if (choice.predictions[i].measured_on == device) continue;
+        auto [p, entry] = predict(choice.predictions[i].family, neighbour);
+        if (p) choice.predictions[i] = std::move(*p);
+      }
+    }
   }
   if (choice.predictions.empty()) return choice;
   std::stable_sort(

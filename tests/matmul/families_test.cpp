@@ -788,6 +788,29 @@ TEST(MatmulFamilies, AutoWeighsTheRatesOfOneDevice) {
   }
   EXPECT_NE(skinny_why.find("tiled runs it: its measured neighbour predicts"), std::string::npos)
       << skinny_why;
+  // And that lattice weighs its own entries of the families this device has
+  // entries of too: with the Zen 4's blocked entry near 710 x 16 x 101, the
+  // blocked family runs it (the Xeon's PoCL ran the few-columns point at 10.9
+  // GFLOP/s, a blocked one at 41.8), its point then chosen from the Xeon's
+  // own entries (load()).
+  lattices.put_tuning(on(zen4, synthetic_entry(MatmulKernel::FewCols, {512, 16, 64},
+                                               {{"matmul_fewcols_WG1_RG16_VW16_NS4", 10.0}})));
+  lattices.put_tuning(on(zen4, synthetic_entry(MatmulKernel::Blocked, {512, 16, 64},
+                                               {{"matmul_blocked_MWG16_NWG16_KWG8_MDIMC2_NDIMC2_"
+                                                 "VWM1_VWN8_SA0_SB0_KWI8_PF0_FMA1_DB0_VWA1",
+                                                 40.0}})));
+  const MatmulFamilyChoice panel =
+      choose_matmul_family(xeon, lattices, 710, 16, 101, MatmulKernel::Blocked);
+  const std::string panel_why = panel.to_string();
+  EXPECT_EQ(panel.rule, MatmulKernel::FewCols) << panel_why;
+  EXPECT_EQ(panel.family, MatmulKernel::Blocked) << panel_why;
+  for (const FamilyPrediction& p : panel.predictions) {
+    EXPECT_FALSE(p.this_device) << panel_why;
+    EXPECT_EQ(p.weighed, p.family != MatmulKernel::Tiled) << panel_why;  // 5.9 away
+  }
+  EXPECT_NE(panel_why.find("from the entry matmul_blocked on a Zen 4 (driver 1) for 512x16x64"),
+            std::string::npos)
+      << panel_why;
 }
 
 // The models of the per-element families: padding to whole tiles and how

@@ -84,12 +84,16 @@ class Store {
   // or a size more than a factor 8 away are passed over, each with its
   // reason; with `modelled` (the family has a model that carries an entry
   // to other sizes, FamilyDescription::efficiency) the nearest entry is
-  // taken however far. Only entries of `form` (TuningEntry::form) answer.
-  // The match points into this store or into `shipped`.
+  // taken however far. Only entries of `form` (TuningEntry::form) answer;
+  // with `on_device_of`, only those measured on the device that entry was
+  // measured on (its platform, name, driver and hardware), whatever this
+  // device has of its own. The match points into this store or into
+  // `shipped`.
   TuningMatch find_tuning(const DeviceCaps& caps, const Manifest& family,
                           const std::vector<std::size_t>& problem,
                           const std::vector<TuningEntry>& shipped = {}, bool modelled = false,
-                          const std::string& form = "") const;
+                          const std::string& form = "",
+                          const TuningEntry* on_device_of = nullptr) const;
   // The file's entries (not the shipped ones).
   std::vector<TuningEntry> tuning() const;
   // Adds an entry, replacing one of the same family, form, device, driver
