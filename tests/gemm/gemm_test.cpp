@@ -1101,11 +1101,12 @@ TEST(Gemm, TheLanesFamilyComputesEveryForm) {
 
 // The rows family (forced): every form (check_family_forms) on a product
 // narrower than a register block's columns (a vector of them, the rest an
-// element at a time), one with a row block's rest, two stripes of columns
-// (the second all rest: a vector and two elements) and K in two blocks, and one with two work-items of rows and
-// three blocks of K, each thin as it runs (a column-major one's sides
-// swapped); the slow runtimes one shape a form, the first point every form
-// and the second every other. op(B) = B^T, which the entry points never
+// element at a time), one with a row block's rest, two stripes of 512
+// columns (the second all rest: a vector and two elements) and K in two
+// blocks, and one with two work-items of rows and three blocks of K, each
+// thin as it runs (a column-major one's sides swapped); the slow runtimes
+// one shape a form, the first point every form and the others every other
+// form. op(B) = B^T, which the entry points never
 // send it, takes its element-at-a-time path. A driver that stops loops
 // (the quirk loop-limit-65536: rusticl 22.3 gave 5 of 8 forms wrong at the
 // larger shapes) never gets it from the entry points; there it runs the

@@ -512,6 +512,35 @@ TEST(MatmulFamilies, GemmModelCountsTheGuardedPath) {
       << why;
 }
 
+// The rows family's shape rule: the stripe whose work-items share the
+// compute units most evenly, then the widest. On the Xeon's 2 cores (2026-12-06)
+// 32 x 2048 x 2048 ran fastest in stripes of 1024 columns (two, one a
+// core); 1465 columns in stripes of 512 or 1024 leave a core idle a third
+// of the time, in 256 a twentieth; 3000 in 512 or 256 alike, so 512 (the
+// wider); 16 cores share 4096 columns in 256 evenly, in 1024 a quarter.
+TEST(MatmulFamilies, TheRowsFamilySharesItsStripesAmongTheUnits) {
+  const Family& rows = gemm_rows_family(32);
+  DeviceCaps cpu = avx512_cpu("Synthetic Xeon", "GenuineIntel");
+  auto stripe = [&](std::vector<std::size_t> problem) -> long long {
+    LoadOptions options;
+    options.store = std::make_shared<Store>();
+    options.problem = std::move(problem);
+    options.form = "NN";
+    std::string rule;
+    const Plan plan = ranked_plan(rows, cpu, options, &rule);
+    EXPECT_NE(rule.find("how evenly the work-items"), std::string::npos) << rule;
+    if (plan.chain.empty()) return 0;
+    EXPECT_EQ(plan.chain.front().variant->param("MB"), 4) << plan.chain.front().variant->name;
+    return plan.chain.front().variant->param("NWG");
+  };
+  EXPECT_EQ(stripe({32, 2048, 2048, 1}), 1024);
+  EXPECT_EQ(stripe({4, 1465, 244, 1}), 256);
+  EXPECT_EQ(stripe({16, 3000, 500, 1}), 512);
+  EXPECT_EQ(stripe({16, 1000, 1000, 1}), 512);
+  cpu.compute_units = 16;
+  EXPECT_EQ(stripe({32, 4096, 512, 1}), 256);
+}
+
 // An entry measured on a neighbour (a similar CPU, not this one) does not
 // tell apart speeds within 5 %: there the family's ranking for this device
 // decides. A Zen 4's PoCL ranked the FMA = 0 twin of the 16 x 32 point 3 %
