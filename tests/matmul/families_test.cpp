@@ -537,6 +537,7 @@ TEST(MatmulFamilies, TheRowsFamilySharesItsStripesAmongTheUnits) {
   EXPECT_EQ(stripe({4, 1465, 244, 1}), 256);
   EXPECT_EQ(stripe({16, 3000, 500, 1}), 512);
   EXPECT_EQ(stripe({16, 1000, 1000, 1}), 512);
+  EXPECT_EQ(stripe({51, 1287, 207, 1}), 256);  // 0.84 of the units' columns, not 0.63
   cpu.compute_units = 16;
   EXPECT_EQ(stripe({32, 4096, 512, 1}), 256);
 }
