@@ -172,12 +172,12 @@ Coverage coverage(const Variant& v, const DeviceCaps& caps, const std::vector<st
 // The family's model of a problem {M, N, K, batch} (Ranking::shape_score):
 // the share of its tiles' work that is C's (not padding) times how well its
 // work-groups fill the device (coverage), and its path's speed, each in
-// quarters: a small tile wins only where a large one wastes a quarter of its
-// work or leaves a quarter of the device idle (on the H200, 2026-12-02: at
-// 2000 x 3000 x 1000 the 128 x 128 tile ran at 29 TFLOP/s and the 32 x 32
-// one, 1 % less padding, at 18). Ties keep the blocked ranking's order; a batch of
-// 32 x 32 products takes the tile that fits them, a 1024^3 product on 132
-// units the 64 x 64 one.
+// quarters: a small tile wins only where a large one wastes a quarter of
+// its work or leaves a quarter of the device idle (on the H200, 2026-12-02:
+// at 2000 x 3000 x 1000 the 128 x 128 tile ran at 29 TFLOP/s and the 32 x
+// 32 one, 1 % less padding, at 18). Ties keep the blocked ranking's order;
+// a batch of 32 x 32 products takes the tile that fits them, a 1024^3
+// product on 132 units the 64 x 64 one.
 double shape_score(const Variant& v, const DeviceCaps& caps, const std::vector<std::size_t>& p) {
   const Coverage c = coverage(v, caps, p);
   return std::round(c.mn * 4) / 4 * (std::round(c.fill * 4) / 4) * (std::round(c.path * 4) / 4);
@@ -214,23 +214,27 @@ Family make_family(const EmbeddedFamily& embedded, int bits) {
 
 // The reference path's and the lanes family's: their points in the
 // manifest's order, each tried on a small product first.
-Family make_plain_family(const EmbeddedFamily& embedded, int bits) {
+FamilyDescription plain_description(int bits) {
   FamilyDescription d;
   d.trial = [bits](const cl::Context& context, const cl::Device& device, const cl::Kernel& k,
                    const Variant& v) { return trial(context, device, k, v, bits); };
-  return Family(embedded, std::move(d));
+  return d;
+}
+Family make_plain_family(const EmbeddedFamily& embedded, int bits) {
+  return Family(embedded, plain_description(bits));
 }
 
 // The rows family's model of a problem {M, N, K, batch} (its shape rule;
 // ties keep the manifest's order): how evenly its work-items, a stripe of
 // NWG columns and MWG rows each, share the compute units (the columns
-// computed over those the waves of work-items could, in tenths: in
-// quarters 1287 columns on 2 units read 0.75 in two stripes of 1024 and in
-// six of 256, which share them at 0.63 and 0.84), then the wider stripe. On the Xeon (2 cores, 2026-12-06, three runs each) at
-// 32 x 2048 x 2048 stripes of 1024 columns ran 238-245 GFLOP/s under
-// Intel's runtime and 226-236 under PoCL, of 512 226-231 and 174-184, of
-// 256 216-218 and 204-217; at 4 x 1465 x 244 stripes of 512 or 1024 leave
-// a core idle for a third of the call, of 256 for a twentieth.
+// computed over those the waves of work-items could, in tenths: in quarters
+// 1287 columns on 2 units read 0.75 in two stripes of 1024 and in six of
+// 256, which share them at 0.63 and 0.84), then the wider stripe. On the
+// Xeon (2 cores, 2026-12-06, three runs each) at 32 x 2048 x 2048 stripes
+// of 1024 columns ran 238-245 GFLOP/s under Intel's runtime and 226-236
+// under PoCL, of 512 226-231 and 174-184, of 256 216-218 and 204-217; at 4
+// x 1465 x 244 stripes of 512 or 1024 leave a core idle for a third of the
+// call, of 256 for a twentieth.
 double rows_shape_score(const Variant& v, const DeviceCaps& caps,
                         const std::vector<std::size_t>& p) {
   if (p.size() < 2 || p[0] == 0 || p[1] == 0) return 1;
@@ -244,14 +248,13 @@ double rows_shape_score(const Variant& v, const DeviceCaps& caps,
   return std::round(std::min(1.0, share) * 10) / 10 * (1 + nwg * 1e-6);
 }
 
+// The rows family's: the plain family's, ranked by its shape rule.
 Family make_rows_family(const EmbeddedFamily& embedded, int bits) {
-  FamilyDescription d;
+  FamilyDescription d = plain_description(bits);
   d.ranking.shape_score = rows_shape_score;
   d.ranking.shape_rule =
       "how evenly the work-items (a stripe of columns each) share the compute units, in "
       "tenths, then the wider stripe";
-  d.trial = [bits](const cl::Context& context, const cl::Device& device, const cl::Kernel& k,
-                   const Variant& v) { return trial(context, device, k, v, bits); };
   return Family(embedded, std::move(d));
 }
 
