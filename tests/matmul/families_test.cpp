@@ -445,6 +445,47 @@ TEST(MatmulFamilies, GemmEntriesCarryToOtherSizesByTheModel) {
       << why;
 }
 
+// A GPU runs a product's work-groups in waves of one a compute unit, and a
+// last wave that is partly empty leaves the other units idle: on the H100
+// (2026-12-06) at 418 x 8623 x 2774 the 128 x 256 point's 136 work-groups
+// (two waves for 132 units) ran 16.2 TFLOP/s, the 64 x 64 point's 945
+// (eight) 19.8. The H200's entry at 64 x 8192 x 8192 (K split in 16 parts:
+// 512 and 2048 work-groups) carries the 64 x 64 point there; counting the
+// 136 work-groups as filling the device, it carried the 128 x 256 one,
+// whose tiles pad the 64 rows there to 128 and the 418 here to 512.
+TEST(MatmulFamilies, GemmModelCountsAGpusWaves) {
+  const Family& sgemm = gemm_family(32);
+  const Manifest& m = sgemm.manifest();
+  const auto& efficiency = sgemm.description().efficiency;
+  ASSERT_TRUE(efficiency);
+  const std::string wide = "sgemm_blocked_PRECISION32_MWG128_NWG256_KWG16_MDIMC16_NDIMC16_VWM4_"
+                           "VWN4_SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1";
+  const std::string t64 = "sgemm_blocked_PRECISION32_MWG64_NWG64_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_"
+                          "SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1";
+  const DeviceCaps gpu = gpu_with_132_units();
+  EXPECT_DOUBLE_EQ(efficiency(m.variant(wide), gpu, {512, 8704, 2784, 1}), 136.0 / 264);
+  EXPECT_DOUBLE_EQ(efficiency(m.variant(wide), gpu, {512, 8448, 2784, 1}), 1.0);
+  // A CPU counts its units filled by one work-group each.
+  const DeviceCaps cpu = avx512_cpu("Synthetic Xeon", "GenuineIntel");
+  EXPECT_DOUBLE_EQ(efficiency(m.variant(wide), cpu, {512, 8704, 2784, 1}), 1.0);
+  TuningEntry e;
+  e.family = m.family;
+  e.platform = "synthetic";
+  e.device = "device";
+  e.driver = "1";
+  e.form = "NN";
+  e.problem = {64, 8192, 8192, 1};
+  for (const auto& [name, gflops] : {std::pair{t64, 30069.0}, std::pair{wide, 18182.0}}) {
+    e.ranking.push_back({name, tier_sha256(m, m.variant(name), Tier::Ptx), Tier::Ptx, gflops});
+  }
+  std::string why;
+  EXPECT_EQ(carry_tuning(e, sgemm, gpu, {418, 8623, 2774, 1}, &why).ranking.front().variant, t64)
+      << why;
+  // Where its tiles fill two whole waves the wide point is carried ahead.
+  EXPECT_EQ(carry_tuning(e, sgemm, gpu, {512, 8448, 2774, 1}, &why).ranking.front().variant, wide)
+      << why;
+}
+
 // A CPU point that reads B in place (SB = 0) whose tile is wider than C has
 // no tile inside it, so every slice takes the kernel's guarded path: the
 // model counts that at a quarter of the speed. On the Xeon of 2026-12-06
