@@ -240,7 +240,7 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
   const Forced lanes_forced =
       to_force(plan(lanes.manifest(), caps, {}, lanes.description().ranking));
   Forced rows_forced;
-  if (f.bits != 16) {
+  if (GemmHasRowsFamily(f.bits)) {
     const Family& rows = gemm_rows_family(f.bits);
     rows_forced = to_force(plan(rows.manifest(), caps, {}, rows.description().ranking));
   }
@@ -687,7 +687,7 @@ std::vector<TuningEntry> gemm_tuning_entries(const GemmForm& form, const GemmBen
   std::stable_sort(ran.begin(), ran.end(),
                    [](const GemmBenchEntry* a, const GemmBenchEntry* b) { return a->gflops > b->gflops; });
   std::vector<const Family*> families{&gemm_family(form.bits)};
-  if (form.bits != 16) families.push_back(&gemm_rows_family(form.bits));
+  if (GemmHasRowsFamily(form.bits)) families.push_back(&gemm_rows_family(form.bits));
   std::vector<TuningEntry> out;
   for (const Family* family : families) {
     TuningEntry entry =

@@ -315,14 +315,17 @@ const Family& gemm_lanes_family(int bits) {
 const Family& gemm_rows_family(int bits) {
   static const Family s = detail::make_rows_family(kernels::sgemm_rows(), 32);
   static const Family d = detail::make_rows_family(kernels::dgemm_rows(), 64);
-  if (bits == 16) throw Error("gemm_rows_family: no family for 16-bit elements (32 or 64)");
+  if (!GemmHasRowsFamily(bits)) {
+    throw Error("gemm_rows_family: no family for " + std::to_string(bits) +
+                "-bit elements (32 or 64)");
+  }
   return of_bits(bits, d, s, d, "gemm_rows_family");
 }
 
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
                  std::size_t batch, bool b_trans) {
-  if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || bits == 16 || b_trans ||
-      m == 0 || m > kGemmRowsMostRows || n < kGemmRowsLeastColumns || k == 0 ||
+  if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || !GemmHasRowsFamily(bits) ||
+      b_trans || m == 0 || m > kGemmRowsMostRows || n < kGemmRowsLeastColumns || k == 0 ||
       has_driver_quirk(caps, "loop-limit-65536")) {
     return false;
   }
@@ -345,7 +348,7 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
 std::vector<const Family*> gemm_families(int bits) {
   std::vector<const Family*> out{&gemm_family(bits), &gemm_naive_family(bits),
                                  &gemm_lanes_family(bits)};
-  if (bits != 16) out.push_back(&gemm_rows_family(bits));
+  if (GemmHasRowsFamily(bits)) out.push_back(&gemm_rows_family(bits));
   return out;
 }
 

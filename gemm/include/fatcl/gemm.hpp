@@ -201,8 +201,11 @@ bool GemmLanesFit(const DeviceCaps& caps, std::size_t m, std::size_t n, std::siz
 // entry points run a product on it where GemmRowsFit holds (as the product
 // runs, after a column-major call is turned around or a product taken as
 // its transpose); OverrideVariant forces its points. Throws fatcl::Error
-// for 16 bits (half precision keeps the blocked family) and other bits.
+// for bits GemmHasRowsFamily does not hold for.
 const Family& gemm_rows_family(int bits);
+// Whether there is a rows family for `bits`-bit elements: for 32 and 64;
+// half precision keeps the blocked family for thin products.
+inline constexpr bool GemmHasRowsFamily(int bits) { return bits == 32 || bits == 64; }
 // The most rows, and the fewest columns, of a product the entry points run
 // on gemm_rows_family.
 inline constexpr std::size_t kGemmRowsMostRows = 64, kGemmRowsLeastColumns = 256;
@@ -214,7 +217,7 @@ inline constexpr std::size_t kGemmRowsMostRows = 64, kGemmRowsLeastColumns = 256
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
                  std::size_t batch, bool b_trans);
 // The families above for `bits`-bit elements, in that order: the blocked
-// one, the reference path's, the lanes one, the rows one (not for 16 bits)
+// one, the reference path's, the lanes one, the rows one (GemmHasRowsFamily)
 // (what OverrideVariant looks a name up in, and what fatcl validate
 // --bundled predicts).
 std::vector<const Family*> gemm_families(int bits);
