@@ -406,6 +406,24 @@ DeviceCaps avx512_cpu(const char* name, const char* vendor) {
   return cpu;
 }
 
+// An NN entry of the single-precision GEMM family measured on the
+// synthetic device, its variants (PTX tier) at these rates.
+TuningEntry synthetic_gemm_entry(std::vector<std::size_t> problem,
+                                 const std::vector<std::pair<std::string, double>>& ranking) {
+  const Manifest& m = gemm_family(32).manifest();
+  TuningEntry e;
+  e.family = m.family;
+  e.platform = "synthetic";
+  e.device = "device";
+  e.driver = "1";
+  e.form = "NN";
+  e.problem = std::move(problem);
+  for (const auto& [name, gflops] : ranking) {
+    e.ranking.push_back({name, tier_sha256(m, m.variant(name), Tier::Ptx), Tier::Ptx, gflops});
+  }
+  return e;
+}
+
 // The GEMM families carry an entry to sizes it was not measured at by
 // their model (padding to whole tiles, the batch's work-groups over the
 // compute units): the H200's entry for 1,000 products of 128^3 (the 64 x 64
@@ -414,23 +432,13 @@ DeviceCaps avx512_cpu(const char* name, const char* vendor) {
 // for products the size it was measured at.
 TEST(MatmulFamilies, GemmEntriesCarryToOtherSizesByTheModel) {
   const Family& sgemm = gemm_family(32);
-  const Manifest& m = sgemm.manifest();
   ASSERT_TRUE(sgemm.description().efficiency);
   const std::string t64 = "sgemm_blocked_PRECISION32_MWG64_NWG64_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_"
                           "SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1";
   const std::string t32 = "sgemm_blocked_PRECISION32_MWG32_NWG32_KWG32_MDIMC8_NDIMC8_VWM4_VWN4_"
                           "SA1_SB1_KWI2_PF0_FMA0_DB0_VWA1";
-  TuningEntry e;
-  e.family = m.family;
-  e.platform = "synthetic";
-  e.device = "device";
-  e.driver = "1";
-  e.form = "NN";
-  e.problem = {128, 128, 128, 1000};
-  for (const auto& [name, gflops] : {std::pair{t64, 28865.0}, std::pair{t32, 19445.0}}) {
-    e.ranking.push_back(
-        {name, tier_sha256(m, m.variant(name), Tier::Ptx), Tier::Ptx, gflops});
-  }
+  const TuningEntry e =
+      synthetic_gemm_entry({128, 128, 128, 1000}, {{t64, 28865.0}, {t32, 19445.0}});
   const DeviceCaps gpu = gpu_with_132_units();
   std::string why;
   EXPECT_EQ(carry_tuning(e, sgemm, gpu, {32, 32, 32, 1000}, &why).ranking.front().variant, t32)
@@ -468,16 +476,8 @@ TEST(MatmulFamilies, GemmModelCountsAGpusWaves) {
   // A CPU counts its units filled by one work-group each.
   const DeviceCaps cpu = avx512_cpu("Synthetic Xeon", "GenuineIntel");
   EXPECT_DOUBLE_EQ(efficiency(m.variant(wide), cpu, {512, 8704, 2784, 1}), 1.0);
-  TuningEntry e;
-  e.family = m.family;
-  e.platform = "synthetic";
-  e.device = "device";
-  e.driver = "1";
-  e.form = "NN";
-  e.problem = {64, 8192, 8192, 1};
-  for (const auto& [name, gflops] : {std::pair{t64, 30069.0}, std::pair{wide, 18182.0}}) {
-    e.ranking.push_back({name, tier_sha256(m, m.variant(name), Tier::Ptx), Tier::Ptx, gflops});
-  }
+  const TuningEntry e =
+      synthetic_gemm_entry({64, 8192, 8192, 1}, {{t64, 30069.0}, {wide, 18182.0}});
   std::string why;
   EXPECT_EQ(carry_tuning(e, sgemm, gpu, {418, 8623, 2774, 1}, &why).ranking.front().variant, t64)
       << why;
