@@ -655,7 +655,11 @@ Plan ranked_plan(const Family& family, const DeviceCaps& caps, const LoadOptions
   Ranking ranking = family.description().ranking;
   std::optional<TuningEntry> found;
   std::string said;
-  if (options.use_tuning && options.variant.empty()) {
+  // A variant forced without a tier runs in the tier its entry measured it
+  // fastest in, as the automatic choice would run it (on NVIDIA a thin point
+  // can lead from source and trail as PTX).
+  const bool forced = !options.variant.empty();
+  if (options.use_tuning && (!forced || !options.tier)) {
     const TuningMatch match = store->find_tuning(
         caps, family.manifest(), options.problem, shipped_tuning_for(family, caps),
         family.description().efficiency != nullptr && !options.problem.empty(), options.form);

@@ -867,6 +867,42 @@ TEST(Auto, TuningEntriesChoosePerShape) {
   EXPECT_EQ(plain.loaded().explanation.tuning, "");
 }
 
+// A variant forced without a tier runs in the tier its tuning entry measured
+// it fastest in, as the automatic choice would run it, not in the loader's
+// order (on NVIDIA a point can lead from source and trail as PTX). The entry
+// here names the last tier the device takes the variant in.
+TEST(Auto, AForcedVariantRunsInTheTierItsEntryMeasured) {
+  REQUIRE_RUNTIME();
+  const std::vector<const Variant*> fit = fitting_blocked();
+  ASSERT_FALSE(fit.empty());
+  const Variant& v = *fit.front();
+  const Manifest& m = matmul_family(MatmulKernel::Blocked).manifest();
+  const DeviceCaps caps = DeviceCaps::query(runtime().device);
+  std::vector<Tier> tiers;
+  for (const Candidate& c : plan(m, caps, {v.name, std::nullopt, {}}).chain) {
+    tiers.push_back(c.tier);
+  }
+  ASSERT_FALSE(tiers.empty());
+  TuningEntry e = entry_for_this_device({64, 64, 64}, {&v});
+  e.ranking.front().tier = tiers.back();
+  e.ranking.front().sha256 = tier_sha256(m, v, tiers.back());
+  auto store = std::make_shared<Store>();
+  store->put_tuning(e);
+  MatmulOptions o;
+  o.variant = v.name;
+  o.store = store;
+  Matmul forced(runtime().context, runtime().device, o);
+  const std::string text = forced.explanation().to_string(Explanation::Detail::EveryStep);
+  EXPECT_EQ(forced.loaded().variant.name, v.name) << text;
+  EXPECT_EQ(forced.loaded().tier, tiers.back()) << text;
+  EXPECT_LE(run_and_compare(forced, {60, 70, 50}), kMatmulTolerance) << text;
+  // Without the entry: the loader's order.
+  o.use_tuning = false;
+  Matmul plain(runtime().context, runtime().device, o);
+  EXPECT_EQ(plain.loaded().tier, tiers.front())
+      << plain.explanation().to_string(Explanation::Detail::EveryStep);
+}
+
 // A build that failed before on this device and driver is not tried again:
 // the store remembers it (here by hand) and the loader moves on, saying why.
 TEST(Auto, RememberedBuildFailureIsNotRetried) {

@@ -212,7 +212,9 @@ VerbRun add_bench(CLI::App& app) {
                    "family's top N for the device (0: all)");
   cmd->add_option("--tier", o->tier,
                   "time every fatcl variant in this tier: spirv, ptx, source, or all (every tier "
-                  "the device takes, in one run; \"both\" is another name for it)");
+                  "the device takes, in one run; \"both\" is another name for it); default: "
+                  "each in the tier the size's tuning entry measured it fastest in, as the "
+                  "automatic choice runs it, else the loader's first");
   cmd->add_option("--reps", o->reps, "timed runs per kernel and size, median (1 to 100)")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--online", o->online_calls,

@@ -32,7 +32,9 @@ class Store;         // fatcl/store.hpp
 class ProgramCache;  // fatcl/cache.hpp
 
 struct LoadOptions {
-  std::string variant;       // only this variant; "" for all
+  // Only this variant ("" for all); without a tier, in the tier a matching
+  // tuning entry measured it fastest first, else in the loader's order.
+  std::string variant;
   std::optional<Tier> tier;  // only this tier; none for every tier
   TrialLaunch trial;         // replaces the family's trial launch
   // Where trial launches, failed builds and tuning entries are kept; null:
