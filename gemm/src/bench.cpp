@@ -213,8 +213,8 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
   const Family& family = gemm_family(f.bits);
   const Plan p = plan(family.manifest(), caps, {}, family.description().ranking);
   // The (variant, tier) pairs to force: each variant (the first o.top
-  // where set) once in the loader's order, or in each asked tier the device
-  // takes it in.
+  // where set) once, in the tier its entry for the size measured it fastest
+  // in (else the loader's first), or in each asked tier the device takes it in.
   using Forced = std::vector<std::pair<const Variant*, std::optional<Tier>>>;
   auto to_force = [&](const Plan& p) {
     Forced forced;
