@@ -288,9 +288,8 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
     // The rows family's where a side of C is thin enough for it on a CPU
     // (which side runs as the rows depends on the form; the other way it
     // computes too, slower).
-    if (o.variants && GemmRowsFit(caps, f.bits, std::min(shape.m, shape.n),
-                                  std::max<std::size_t>(shape.m, shape.n), shape.k, f.batch,
-                                  false)) {
+    if (o.variants && (GemmRowsFit(caps, f.bits, shape.m, shape.n, shape.k, f.batch, false) ||
+                       GemmRowsFit(caps, f.bits, shape.n, shape.m, shape.k, f.batch, false))) {
       add_forced(rows_forced);
     }
     for (const GemmExternal& x : o.external) {

@@ -324,8 +324,16 @@ const Family& gemm_rows_family(int bits) {
 
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
                  std::size_t batch, bool b_trans) {
+  const bool few_rows = m <= kGemmRowsMostRows && n >= kGemmRowsLeastColumns;
+  // Fewer columns than a vector of 16 floats: the blocked points waste most
+  // of a tile there or take their guarded path (N < NWG); at 1000 x 8 x 1000
+  // the rows kernel ran 103-113 GFLOP/s, the blocked family's fastest point
+  // 17 (2 Xeon cores, both CPU runtimes, 2026-12-06). At 16 columns they
+  // differ by the shape: 2048 x 16 x 2048 194 against 236, 710 x 16 x 101
+  // 103 against 70 (Intel's runtime).
+  const bool few_columns = n < kGemmRowsFewColumns;
   if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || !GemmHasRowsFamily(bits) ||
-      b_trans || m == 0 || m > kGemmRowsMostRows || n < kGemmRowsLeastColumns || k == 0 ||
+      b_trans || m == 0 || n == 0 || !(few_rows || few_columns) || k == 0 ||
       has_driver_quirk(caps, "loop-limit-65536")) {
     return false;
   }

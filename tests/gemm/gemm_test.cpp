@@ -136,6 +136,9 @@ struct Form {
   // The first product's offsets a multiple of this many elements (0: 3, 5
   // and 2 elements in, for A, B and C).
   std::size_t offset_multiple = 0;
+  // Leading dimensions the least the layout allows (else 3 above it): a
+  // matrix-vector product's B of one column, 1.
+  bool least_ld = false;
   std::string describe(int bits) const {
     return std::string(precision(bits)) + " " + name(layout) + " " + name(ta) + name(tb) +
            " alpha " + std::to_string(alpha) + " beta " + std::to_string(beta) + " " +
@@ -161,7 +164,7 @@ Operand operand(Layout l, bool trans, std::size_t r, std::size_t c, const Form& 
   Operand o{trans ? c : r, trans ? r : c, 0, 0, {}};
   const std::size_t one = l == Layout::kRowMajor ? o.cols : o.rows;
   const std::size_t two = l == Layout::kRowMajor ? o.rows : o.cols;
-  o.ld = one + 3;
+  o.ld = one + (f.least_ld ? 0 : 3);
   if (f.ld_multiple) o.ld = (o.ld + f.ld_multiple - 1) / f.ld_multiple * f.ld_multiple;
   o.span = o.ld * two + (f.ld_multiple ? 0 : stride_extra);
   const std::size_t align = f.offset_multiple ? f.offset_multiple : 1;
@@ -1100,8 +1103,9 @@ TEST(Gemm, TheLanesFamilyComputesEveryForm) {
 }
 
 // The rows family (forced): every form (check_family_forms) on a product
-// narrower than a register block's columns (a vector of them, the rest an
-// element at a time), one with a row block's rest, two stripes of 512
+// narrower than a register block's columns (a vector of them, a half and a
+// quarter of one, the rest an element at a time), one with a row block's
+// rest, two stripes of 512
 // columns (the second all rest: a vector and two elements) and K in two
 // blocks, and one with two work-items of rows and three blocks of K, each
 // thin as it runs (a column-major one's sides swapped); the slow runtimes
@@ -1113,7 +1117,7 @@ TEST(Gemm, TheLanesFamilyComputesEveryForm) {
 // runs the smallest shape alone.
 TEST(Gemm, TheRowsFamilyComputesEveryForm) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
-  std::array<std::size_t, 3> shapes[] = {{5, 19, 9}, {37, 530, 70}, {67, 70, 130}};
+  std::array<std::size_t, 3> shapes[] = {{5, 29, 9}, {37, 530, 70}, {67, 70, 130}};
   // The slow runtimes: the same paths on less work (Oclgrind's checked run
   // of the shapes above took about 130 s).
   if (slow()) shapes[1] = {5, 530, 9}, shapes[2] = {67, 64, 70};
@@ -1174,6 +1178,45 @@ TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
     EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
     EXPECT_NE(GemmLastCall().rfind(rows_point, 0), 0u) << GemmLastCall();
   }
+}
+
+// A product of fewer than kGemmRowsFewColumns columns runs on the rows
+// family too where GemmRowsFit holds (a CPU device; work-items of 64 rows,
+// at least one a unit): its columns in vectors of 8 and 4 (single
+// precision; 4 and 2 in double), the rest as dot products along K, of
+// vectors where A's rows lie along K (B's column read as vectors where it is
+// contiguous: one column, its least leading dimension), else an element at
+// a time (op(A) = A^T). Row-major NN and TN, and column-major NN with few
+// rows (it runs as its transpose, few columns).
+TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
+  const std::size_t m = slow() ? 130 : 300, k = slow() ? 21 : 70;
+  std::mt19937 rng(std::random_device{}());
+  for (int bits : precisions()) {
+    if (!GemmHasRowsFamily(bits)) continue;
+    SCOPED_TRACE(precision(bits));
+    const std::string rows_point = std::string(bits == 32 ? "s" : "d") + "gemm_rows_";
+    for (std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(13)}) {
+      for (int form = 0; form < 3; ++form) {
+        if (slow() && form != int(n % 3)) continue;
+        Form f;
+        f.m = m, f.n = n, f.k = k, f.alpha = 1.5, f.beta = form == 1 ? 0.0 : 0.5;
+        f.ta = form == 1 ? Transpose::kYes : Transpose::kNo;
+        if (form == 2) f.layout = Layout::kColMajor, std::swap(f.m, f.n);
+        f.least_ld = n == 1;
+        EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
+        const bool fits = GemmRowsFit(caps, bits, m, n, k, 1, false);
+        EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits)
+            << f.describe(bits) << ": " << GemmLastCall();
+      }
+    }
+  }
+  EXPECT_EQ(GemmRowsFit(caps, 32, 300, 8, 70, 1, false),
+            (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() &&
+                !has_driver_quirk(caps, "loop-limit-65536") && caps.compute_units <= 5);
+  EXPECT_FALSE(GemmRowsFit(caps, 32, 300, kGemmRowsFewColumns, 70, 1, false));
+  EXPECT_FALSE(GemmRowsFit(caps, 32, 300, 8, 70, 1, true));
 }
 
 TEST(Gemm, PrecisionsTheDeviceLacksAreRefusedWithoutABuild) {
