@@ -330,8 +330,13 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // the rows kernel ran 103-113 GFLOP/s, the blocked family's fastest point
   // 17 (2 Xeon cores, both CPU runtimes, 2026-12-06). At 16 columns they
   // differ by the shape: 2048 x 16 x 2048 194 against 236, 710 x 16 x 101
-  // 103 against 70 (Intel's runtime).
-  const bool few_columns = n < kGemmRowsFewColumns;
+  // 103 against 70 (Intel's runtime). Up to 64 columns over a short K the
+  // blocked tiles' work a tile is short too: at 12 such shapes (K 17 to
+  // 128) the rows points ran 0.93 to 7.6 times the blocked family's eight
+  // first, 11 of 12 ahead on both runtimes (2000 x 32 x 64 0.93 and 0.96);
+  // at K 256 and more they fell behind at 16 to 48 columns (0.71 to 0.93).
+  const bool few_columns =
+      n < kGemmRowsFewColumns || (n <= kGemmRowsShortKColumns && k <= kGemmRowsShortK);
   if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || !GemmHasRowsFamily(bits) ||
       b_trans || m == 0 || n == 0 || !(few_rows || few_columns) || k == 0 ||
       has_driver_quirk(caps, "loop-limit-65536")) {

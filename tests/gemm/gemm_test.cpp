@@ -1180,9 +1180,10 @@ TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
   }
 }
 
-// A product of fewer than kGemmRowsFewColumns columns runs on the rows
-// family too where GemmRowsFit holds (a CPU device; work-items of 64 rows,
-// at least one a unit): its columns in vectors of 8 and 4 (single
+// A product of fewer than kGemmRowsFewColumns columns (or of up to
+// kGemmRowsShortKColumns over a short K) runs on the rows family too where
+// GemmRowsFit holds (a CPU device; work-items of 64 rows, at least one a
+// unit): its columns in vectors of 8 and 4 (single
 // precision; 4 and 2 in double), the rest as dot products along K, of
 // vectors where A's rows lie along K (B's column read as vectors where it is
 // contiguous: one column, its least leading dimension), else an element at
@@ -1215,8 +1216,12 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
   EXPECT_EQ(GemmRowsFit(caps, 32, 300, 8, 70, 1, false),
             (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() &&
                 !has_driver_quirk(caps, "loop-limit-65536") && caps.compute_units <= 5);
-  EXPECT_FALSE(GemmRowsFit(caps, 32, 300, kGemmRowsFewColumns, 70, 1, false));
+  EXPECT_FALSE(GemmRowsFit(caps, 32, 300, kGemmRowsFewColumns, kGemmRowsShortK + 1, 1, false));
   EXPECT_FALSE(GemmRowsFit(caps, 32, 300, 8, 70, 1, true));
+  // Up to 64 columns over a short K.
+  EXPECT_EQ(GemmRowsFit(caps, 32, 300, kGemmRowsShortKColumns, kGemmRowsShortK, 1, false),
+            GemmRowsFit(caps, 32, 300, 8, 70, 1, false));
+  EXPECT_FALSE(GemmRowsFit(caps, 32, 300, kGemmRowsShortKColumns + 1, 70, 1, false));
 }
 
 TEST(Gemm, PrecisionsTheDeviceLacksAreRefusedWithoutABuild) {

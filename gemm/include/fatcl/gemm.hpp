@@ -208,15 +208,17 @@ const Family& gemm_rows_family(int bits);
 inline constexpr bool GemmHasRowsFamily(int bits) { return bits == 32 || bits == 64; }
 // The most rows, and the fewest columns, of a few-rows product the entry
 // points run on gemm_rows_family; a product of fewer columns than
-// kGemmRowsFewColumns runs there whatever its rows.
+// kGemmRowsFewColumns, or of up to kGemmRowsShortKColumns with K up to
+// kGemmRowsShortK, runs there whatever its rows.
 inline constexpr std::size_t kGemmRowsMostRows = 64, kGemmRowsLeastColumns = 256,
-                             kGemmRowsFewColumns = 16;
+                             kGemmRowsFewColumns = 16, kGemmRowsShortKColumns = 64,
+                             kGemmRowsShortK = 128;
 // Where gemm_rows_family is meant for: a CPU device without a loop limit
 // (the driver quirk loop-limit-65536), single or double precision, `batch`
 // products of 1 to kGemmRowsMostRows rows and kGemmRowsLeastColumns columns
-// or more, or of fewer than kGemmRowsFewColumns columns, that read B in
-// place (op(B) = B as they run), K > 0, whose stripes of columns and blocks
-// of rows (a work-item each) are at least the compute units.
+// or more, or of a few columns (above), that read B in place (op(B) = B as
+// they run), K > 0, whose stripes of columns and blocks of rows (a
+// work-item each) are at least the compute units.
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
                  std::size_t batch, bool b_trans);
 // The families above for `bits`-bit elements, in that order: the blocked
