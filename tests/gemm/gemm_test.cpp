@@ -1188,12 +1188,12 @@ TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
 // A product of fewer than kGemmRowsFewColumns columns (or of up to
 // kGemmRowsShortKColumns over a short K) runs on the rows family too where
 // GemmRowsFit holds (a CPU device; work-items of 64 rows, at least one a
-// unit): its columns in vectors of 8 and 4 (single
-// precision; 4 and 2 in double), the rest as dot products along K, of
-// vectors where A's rows lie along K (B's column read as vectors where it is
-// contiguous: one column, its least leading dimension), else an element at
-// a time (op(A) = A^T). Row-major NN and TN, and column-major NN with few
-// rows (it runs as its transpose, few columns).
+// unit): its columns in vectors of 8 and 4 (single precision; 4 and 2 in
+// double), the rest as dot products along K, of vectors where A's rows lie
+// along K (B's column read as vectors where it is contiguous: one column,
+// its least leading dimension), else an element at a time (op(A) = A^T).
+// Row-major NN and TN, and column-major NN with few rows (it runs as its
+// transpose, few columns).
 TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
