@@ -129,8 +129,9 @@ std::vector<double> interleaved_median_ms(const cl::CommandQueue& queue,
                                           const std::vector<std::function<void()>>& runs,
                                           int reps) {
   std::vector<std::vector<double>> ms(runs.size());
-  // Runs per timing: 1 in the first round; then, for a run under
-  // kBatchMs, enough back-to-back runs to last about that long.
+  // Runs per timing: 1 in the first round; for a run under kBatchMs, that
+  // round grows its batch until it lasts about that long (batched_ms), and
+  // the later rounds keep it.
   std::vector<int> batch(runs.size(), 1);
   for (int i = 0; i < std::max(1, reps); ++i) {
     for (std::size_t r = 0; r < runs.size(); ++r) {
@@ -139,11 +140,8 @@ std::vector<double> interleaved_median_ms(const cl::CommandQueue& queue,
       for (int b = 0; b < batch[r]; ++b) runs[r]();
       check_cl(queue.finish(), "clFinish");
       const double elapsed = detail::ms_since(start);
-      ms[r].push_back(elapsed / batch[r]);
-      if (i == 0 && elapsed < kBatchMs) {
-        batch[r] =
-            std::min(kMaxBatch, static_cast<int>(std::ceil(kBatchMs / std::max(elapsed, 1e-3))));
-      }
+      ms[r].push_back(i == 0 ? detail::batched_ms(queue, runs[r], elapsed, batch[r])
+                             : elapsed / batch[r]);
     }
   }
   std::vector<double> medians;

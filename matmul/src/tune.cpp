@@ -141,12 +141,9 @@ class LaunchTimer {
     // A short product by the host clock: a batch of back-to-back runs, as
     // bench times them (median_ms), so that the queue's round trip does not
     // count against it.
-    const int batch =
-        std::min(kMaxBatch, static_cast<int>(std::ceil(kBatchMs / std::max(host_ms, 1e-3))));
-    const Clock::time_point b0 = Clock::now();
-    for (int i = 0; i < batch; ++i) mm.enqueue(queue_, p.a, p.b, p.c, p.m, p.n, p.k);
-    check_cl(queue_.finish(), "clFinish");
-    return detail::ms_since(b0) / batch;
+    int batch = 1;
+    return detail::batched_ms(
+        queue_, [&] { mm.enqueue(queue_, p.a, p.b, p.c, p.m, p.n, p.k); }, host_ms, batch);
   }
   bool events_real() const { return events_real_; }
 
