@@ -110,10 +110,11 @@ struct Planned {
   std::string kernel;
 };
 // (context, device, precision, family, form, size classes of M, N, K and
-// the batch, the variant and tier forced where OverrideVariant forces one;
-// families are the process's, never freed)
+// the batch, the alignments of M, N and K (size_alignment), the variant and
+// tier forced where OverrideVariant forces one; families are the process's,
+// never freed)
 using ChoiceKey = std::tuple<cl_context, cl_device_id, int, const Family*, std::string, int, int,
-                             int, int, std::string, int>;
+                             int, int, std::size_t, std::size_t, std::size_t, std::string, int>;
 // The space an in-order queue's packing passes write, grown to the largest
 // call's need and reused (allocating it per call cost 1 to 2 ms a call on
 // the CPU runtimes): a call's passes wait for the last launch that read it
@@ -410,6 +411,9 @@ ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id d
                     size_class(n),
                     size_class(k),
                     size_class(batch),
+                    size_alignment(m),
+                    size_alignment(n),
+                    size_alignment(k),
                     q.options.variant,
                     q.options.tier ? int(*q.options.tier) : -1};
   return q;
@@ -457,7 +461,7 @@ std::shared_ptr<const Chosen> choose_transpose(cl_context context, cl_device_id 
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
   const Family& family = detail::gemm_transpose_family();
-  const ChoiceKey key{context, device, bits, &family, "", 0, 0, 0, 0, options.variant, -1};
+  const ChoiceKey key{context, device, bits, &family, "", 0, 0, 0, 0, 0, 0, 0, options.variant, -1};
   return kept_or_loaded(all, key, context, device, caps, family, options);
 }
 
@@ -469,7 +473,7 @@ std::shared_ptr<const Chosen> choose_sum_parts(cl_context context, cl_device_id 
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
   const Family& family = detail::gemm_sum_parts_family();
-  const ChoiceKey key{context, device, bits, &family, "", 0, 0, 0, 0, options.variant, -1};
+  const ChoiceKey key{context, device, bits, &family, "", 0, 0, 0, 0, 0, 0, 0, options.variant, -1};
   return kept_or_loaded(all, key, context, device, caps, family, options);
 }
 

@@ -254,6 +254,12 @@ std::string size_class(const std::vector<std::size_t>& problem) {
   return out;
 }
 
+std::size_t size_alignment(std::size_t size) {
+  std::size_t p = 1;
+  while (p < 16 && size % (2 * p) == 0) p *= 2;
+  return p;
+}
+
 std::string problem_text(const std::vector<std::size_t>& problem) {
   std::string out;
   for (std::size_t s : problem) out += (out.empty() ? "" : "x") + std::to_string(s);

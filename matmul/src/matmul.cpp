@@ -194,15 +194,13 @@ Matmul::Impl::Chosen& Matmul::Impl::chosen_for(std::size_t m, std::size_t n, std
   const bool automatic = options.kernel == MatmulKernel::Auto && options.variant.empty();
   const MatmulKernel rule = automatic ? matmul_family_for(m, n, kernel, caps.is_gpu()) : kernel;
   const std::vector<std::size_t> problem{m, n, k};
-  // One choice per rule, size class and alignment: the model tells 1000
-  // from 1024 by whether rows are whole vectors (blocked_efficiency).
-  auto two_power = [](std::size_t x) {
-    std::size_t p = 1;
-    while (p < 16 && x % (2 * p) == 0) p *= 2;
-    return std::to_string(p);
-  };
+  // One choice per rule, size class and alignment (size_alignment): the
+  // model tells 1000 from 1024 by whether rows are whole vectors
+  // (blocked_efficiency).
   const std::string key = std::string(to_string(rule)) + " " + size_class(problem) + " /" +
-                          two_power(m) + "/" + two_power(n) + "/" + two_power(k);
+                          std::to_string(size_alignment(m)) + "/" +
+                          std::to_string(size_alignment(n)) + "/" +
+                          std::to_string(size_alignment(k));
   auto it = by_class.find(key);
   if (it != by_class.end()) return *it->second;
   // Among the families, by what their measured neighbours predict.

@@ -1151,6 +1151,33 @@ TEST(Gemm, TheRowsFamilyComputesEveryForm) {
   }
 }
 
+// A choice is kept for a shape's size class and alignment (size_alignment),
+// not for its class alone: 24 and 32 columns are one class (2^5), but a
+// 16-wide tile covers 24 columns once and a half where a 32-wide one covers
+// 32 whole. So a product of 32 columns runs the point it runs alone after
+// one of 24. (Kept per class, both ran the 24-column product's 24 x 16 point
+// on Debian's PoCL and Intel's runtime, where the 16 x 32 one ran 2000 x 32
+// x 587 1.2 to 1.4 times as fast; 2026-12-06.)
+TEST(Gemm, AShapeRunsItsOwnChoiceAfterAnotherOfItsSizeClass) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  std::mt19937 rng(std::random_device{}());
+  auto point = [] {
+    const std::string ran = GemmLastCall();
+    return ran.substr(0, ran.find(' '));
+  };
+  Form f;
+  f.m = 64, f.n = 32, f.k = 200, f.alpha = 1.5, f.beta = 0.5;
+  ClearCache();
+  ASSERT_EQ(run_form(32, f, rng), "") << f.describe(32);
+  const std::string alone = point();
+  ClearCache();
+  f.n = 24;
+  ASSERT_EQ(run_form(32, f, rng), "") << f.describe(32);
+  f.n = 32;
+  ASSERT_EQ(run_form(32, f, rng), "") << f.describe(32);
+  EXPECT_EQ(point(), alone);
+}
+
 // A thin product on a CPU device runs on the rows family by itself (where
 // GemmRowsFit holds: no loop limit, a stripe of columns for each compute
 // unit), and a wider one on the blocked family.

@@ -70,6 +70,11 @@ struct TuningEntry {
   std::string describe() const;
 };
 std::string size_class(const std::vector<std::size_t>& problem);
+// The largest power of two, up to 16, that divides `size` (16 for 0): with the
+// size class, what a choice kept for a shape is kept for. The families' models
+// tell 1000 from 1024, and 24 columns from 32, by whether rows are whole
+// vectors and tiles whole (a 16-wide tile fits 24 columns once and a half).
+std::size_t size_alignment(std::size_t size);
 // Whether the entry was measured on this device and driver: its platform
 // and driver, its device's name (a pattern, for an entry that keeps no
 // profile of its device) and, where it keeps one, the same hardware
