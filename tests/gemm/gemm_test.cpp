@@ -1180,7 +1180,8 @@ TEST(Gemm, AShapeRunsItsOwnChoiceAfterAnotherOfItsSizeClass) {
 
 // A thin product on a CPU device runs on the rows family by itself (where
 // GemmRowsFit holds: no loop limit, a stripe of columns for each compute
-// unit), and a wider one on the blocked family.
+// unit), and one of more rows and 24 columns over a K of 200, which no rule
+// of GemmRowsFit takes, on the blocked family.
 TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
@@ -1191,8 +1192,10 @@ TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
   EXPECT_EQ(fits, (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() &&
                       !has_driver_quirk(caps, "loop-limit-65536") &&
                       caps.compute_units <= stripes);
-  EXPECT_FALSE(GemmRowsFit(caps, 32, kGemmRowsMostRows + 1, n, 40, 1, false));
-  EXPECT_FALSE(GemmRowsFit(caps, 32, 20, kGemmRowsLeastColumns - 1, 40, 1, false));
+  // More rows, or fewer columns, over a K the rows family takes for any
+  // rows no longer (kGemmRowsMostK).
+  EXPECT_FALSE(GemmRowsFit(caps, 32, kGemmRowsMostRows + 1, n, kGemmRowsMostK, 1, false));
+  EXPECT_FALSE(GemmRowsFit(caps, 32, 20, kGemmRowsLeastColumns - 1, kGemmRowsMostK, 1, false));
   EXPECT_FALSE(GemmRowsFit(caps, 32, 20, n, 40, 1, true));
   EXPECT_FALSE(GemmRowsFit(caps, 16, 20, n, 40, 1, false));
   // Too few stripes for the units: one stripe, more than one unit.
@@ -1206,7 +1209,8 @@ TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
     EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
     const std::string rows_point = std::string(bits == 32 ? "s" : "d") + "gemm_rows_";
     EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits) << GemmLastCall();
-    f.m = slow() ? kGemmRowsMostRows + 1 : 100;
+    f.m = slow() ? kGemmRowsMostRows + 1 : 100, f.n = 24, f.k = 200;
+    EXPECT_FALSE(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false));
     EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
     EXPECT_NE(GemmLastCall().rfind(rows_point, 0), 0u) << GemmLastCall();
   }
@@ -1253,7 +1257,37 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
   // Up to 64 columns over a short K.
   EXPECT_EQ(GemmRowsFit(caps, 32, 300, kGemmRowsShortKColumns, kGemmRowsShortK, 1, false),
             GemmRowsFit(caps, 32, 300, 8, 70, 1, false));
-  EXPECT_FALSE(GemmRowsFit(caps, 32, 300, kGemmRowsShortKColumns + 1, 70, 1, false));
+  EXPECT_FALSE(GemmRowsFit(caps, 32, 300, kGemmRowsShortKColumns + 1, kGemmRowsMostK, 1, false));
+}
+
+// A product whose rows are kGemmRowsLeastRowBytes or more (64 floats, 32
+// doubles) over a K below kGemmRowsMostK runs on the rows family too, any
+// rows, where GemmRowsFit holds; narrower rows over a K above
+// kGemmRowsShortK, or a K of kGemmRowsMostK, on the blocked family.
+TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
+  const bool cpu = (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() &&
+                   !has_driver_quirk(caps, "loop-limit-65536");
+  std::mt19937 rng(std::random_device{}());
+  for (int bits : precisions()) {
+    if (!GemmHasRowsFamily(bits)) continue;
+    SCOPED_TRACE(precision(bits));
+    const std::size_t least = kGemmRowsLeastRowBytes / std::size_t(bits / 8);
+    EXPECT_EQ(GemmRowsFit(caps, bits, 640, least, kGemmRowsMostK - 1, 1, false),
+              cpu && caps.compute_units <= 10);
+    EXPECT_FALSE(GemmRowsFit(caps, bits, 640, least - 1, kGemmRowsShortK + 1, 1, false));
+    EXPECT_FALSE(GemmRowsFit(caps, bits, 640, 4 * least, kGemmRowsMostK, 1, false));
+    const std::string rows_point = std::string(bits == 32 ? "s" : "d") + "gemm_rows_";
+    for (const std::size_t n : {least + 6, least / 2 + 3}) {
+      Form f;
+      f.m = 70, f.n = n, f.k = kGemmRowsShortK + 22, f.alpha = 1.5, f.beta = 0.5;
+      EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
+      EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false))
+          << f.describe(bits) << ": " << GemmLastCall();
+    }
+    EXPECT_FALSE(GemmRowsFit(caps, bits, 70, least / 2 + 3, kGemmRowsShortK + 22, 1, false));
+  }
 }
 
 TEST(Gemm, PrecisionsTheDeviceLacksAreRefusedWithoutABuild) {

@@ -209,14 +209,16 @@ inline constexpr bool GemmHasRowsFamily(int bits) { return bits == 32 || bits ==
 // The most rows, and the fewest columns, of a few-rows product the entry
 // points run on gemm_rows_family; a product of fewer columns than
 // kGemmRowsFewColumns, or of up to kGemmRowsShortKColumns with K up to
-// kGemmRowsShortK, runs there whatever its rows.
+// kGemmRowsShortK, or of rows of kGemmRowsLeastRowBytes or more (64 floats,
+// 32 doubles) with K below kGemmRowsMostK, runs there whatever its rows.
 inline constexpr std::size_t kGemmRowsMostRows = 64, kGemmRowsLeastColumns = 256,
                              kGemmRowsFewColumns = 16, kGemmRowsShortKColumns = 64,
-                             kGemmRowsShortK = 128;
+                             kGemmRowsShortK = 128, kGemmRowsLeastRowBytes = 256,
+                             kGemmRowsMostK = 1024;
 // Where gemm_rows_family is meant for: a CPU device without a loop limit
 // (the driver quirk loop-limit-65536), single or double precision, `batch`
 // products of 1 to kGemmRowsMostRows rows and kGemmRowsLeastColumns columns
-// or more, or of a few columns (above), that read B in place (op(B) = B as
+// or more, of a few columns, or of K below kGemmRowsMostK (above), that read B in place (op(B) = B as
 // they run), K > 0, whose stripes of columns and blocks of rows (a
 // work-item each) are at least the compute units.
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
