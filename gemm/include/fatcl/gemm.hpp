@@ -218,9 +218,10 @@ inline constexpr std::size_t kGemmRowsMostRows = 64, kGemmRowsLeastColumns = 256
 // Where gemm_rows_family is meant for: a CPU device without a loop limit
 // (the driver quirk loop-limit-65536), single or double precision, `batch`
 // products of 1 to kGemmRowsMostRows rows and kGemmRowsLeastColumns columns
-// or more, of a few columns, or of K below kGemmRowsMostK (above), that read B in place (op(B) = B as
-// they run), K > 0, whose stripes of columns and blocks of rows (a
-// work-item each) are at least the compute units.
+// or more, of a few columns, or of wide enough rows over a K below
+// kGemmRowsMostK (above), that read B in place (op(B) = B as they run),
+// K > 0, whose stripes of columns and blocks of rows (a work-item each) are
+// at least the compute units.
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
                  std::size_t batch, bool b_trans);
 // The families above for `bits`-bit elements, in that order: the blocked
