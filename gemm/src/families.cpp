@@ -323,7 +323,7 @@ const Family& gemm_rows_family(int bits) {
 }
 
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
-                 std::size_t batch, bool b_trans) {
+                 std::size_t batch, bool b_trans, bool a_trans) {
   const bool few_rows = m <= kGemmRowsMostRows && n >= kGemmRowsLeastColumns;
   // Fewer columns than a vector of 16 floats: the blocked points waste most
   // of a tile there or take their guarded path (N < NWG); at 1000 x 8 x 1000
@@ -347,8 +347,17 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // they were behind at 20 to 56 and at 96 columns (0.70 to 0.95), level
   // or ahead from 64 (0.87 to 1.45); 1024^3 0.91 to 1.08.
   const bool medium_k = n * std::size_t(bits / 8) >= kGemmRowsLeastRowBytes && k < kGemmRowsMostK;
+  // op(B) = B^T there too, packed by a pass first (passes_for), where C has
+  // more rows than a thin product (the pass moves all of B, a thin product
+  // reads it a few times): row-major NT took 1.25-1.29 and 1.52-1.53 times
+  // NN's time at 512^3 and 256^3 where the blocked points, packing too,
+  // took 1.40 and 1.74 (Intel's runtime, 2 Xeon cores, 2026-12-06). Not
+  // with op(A) = A^T: TT then took 1.35 and 1.61 where as its transpose (NN
+  // on this family, C^T moved) it took 1.13-1.20 and 1.32-1.35.
+  const bool packed_b = medium_k && m > kGemmRowsMostRows && !a_trans;
   if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || !GemmHasRowsFamily(bits) ||
-      b_trans || m == 0 || n == 0 || !(few_rows || few_columns || medium_k) || k == 0 ||
+      (b_trans && !packed_b) || m == 0 || n == 0 || !(few_rows || few_columns || medium_k) ||
+      k == 0 ||
       has_driver_quirk(caps, "loop-limit-65536")) {
     return false;
   }

@@ -395,8 +395,8 @@ ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id d
   ChoiceRequest q;
   q.options.problem = {m, n, k, batch};
   q.options.form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
-  q.family = GemmRowsFit(caps, bits, m, n, k, batch, b_trans) ? &gemm_rows_family(bits)
-                                                               : &gemm_family(bits);
+  q.family = GemmRowsFit(caps, bits, m, n, k, batch, b_trans, a_trans) ? &gemm_rows_family(bits)
+                                                                        : &gemm_family(bits);
   if (auto it = all.overrides.find({device, bits}); it != all.overrides.end()) {
     q.options.variant = it->second.variant;
     q.options.tier = it->second.tier;
@@ -526,7 +526,10 @@ Passes passes_for(const Variant& variant, const std::string& kernel, const Devic
   p.blocked = kernel == "gemm_blocked";
   const bool reads = p.blocked && k_used > 0;
   p.pack_a = reads && a_trans && variant.param("SA") == 0;
-  p.pack_b = reads && b_trans && variant.param("SB") == 0;
+  // The rows family reads B along its rows: B^T packed (GemmRowsFit sends
+  // it B^T only over a medium K, with more rows than a thin product's).
+  p.pack_b = (reads && b_trans && variant.param("SB") == 0) ||
+             (kernel == "gemm_rows" && k_used > 0 && b_trans);
   p.b_padded_ld =
       reads ? matmul_padded_ldb(MatmulKernel::Blocked, variant, caps, b_trans ? n : b_ld, element)
             : 0;

@@ -1262,8 +1262,10 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
 
 // A product whose rows are kGemmRowsLeastRowBytes or more (64 floats, 32
 // doubles) over a K below kGemmRowsMostK runs on the rows family too, any
-// rows, where GemmRowsFit holds; narrower rows over a K above
-// kGemmRowsShortK, or a K of kGemmRowsMostK, on the blocked family.
+// rows, where GemmRowsFit holds, and with more rows than kGemmRowsMostRows
+// also op(B) = B^T (packed first), but for op(A) = A^T with it; narrower
+// rows over a K above kGemmRowsShortK, or a K of kGemmRowsMostK, on the
+// blocked family.
 TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
@@ -1287,6 +1289,21 @@ TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
           << f.describe(bits) << ": " << GemmLastCall();
     }
     EXPECT_FALSE(GemmRowsFit(caps, bits, 70, least / 2 + 3, kGemmRowsShortK + 22, 1, false));
+    // op(B) = B^T: 130 rows, so that the product is not computed as its
+    // transpose (that would move C twice: more than B^T packed once).
+    Form f;
+    f.m = 130, f.n = least + 6, f.k = kGemmRowsShortK + 22, f.alpha = 1.5, f.beta = 0.5;
+    f.tb = Transpose::kYes;
+    const bool fits = GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, true);
+    EXPECT_EQ(fits, GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false));
+    EXPECT_FALSE(GemmRowsFit(caps, bits, kGemmRowsMostRows, f.n, f.k, 1, true));
+    EXPECT_FALSE(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, true, true));
+    EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
+    EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits) << f.describe(bits) << ": "
+                                                                << GemmLastCall();
+    if (fits) EXPECT_NE(GemmLastCall().find("B^T"), std::string::npos) << GemmLastCall();
+    f.ta = Transpose::kYes;  // TT: right, whichever way it runs
+    EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
   }
 }
 
