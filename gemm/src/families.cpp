@@ -349,11 +349,12 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   const bool medium_k = n * std::size_t(bits / 8) >= kGemmRowsLeastRowBytes && k < kGemmRowsMostK;
   // op(B) = B^T there too, packed by a pass first (passes_for), where C has
   // more rows than a thin product (the pass moves all of B, a thin product
-  // reads it a few times): row-major NT took 1.25-1.29 and 1.52-1.53 times
+  // reads it a few times): row-major NT took 1.22-1.27 and 1.53-1.55 times
   // NN's time at 512^3 and 256^3 where the blocked points, packing too,
-  // took 1.40 and 1.74 (Intel's runtime, 2 Xeon cores, 2026-12-06). Not
-  // with op(A) = A^T: TT then took 1.35 and 1.61 where as its transpose (NN
-  // on this family, C^T moved) it took 1.13-1.20 and 1.32-1.35.
+  // took 1.43-1.44 and 1.70-1.72 (Intel's runtime, 2 Xeon cores,
+  // 2026-12-06, in turn). Not with op(A) = A^T: TT then took 1.35 and 1.61
+  // where as its transpose (NN on this family, C^T moved) it took 1.13-1.17
+  // and 1.31-1.36.
   const bool packed_b = medium_k && m > kGemmRowsMostRows && !a_trans;
   if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || !GemmHasRowsFamily(bits) ||
       (b_trans && !packed_b) || m == 0 || n == 0 || !(few_rows || few_columns || medium_k) ||
