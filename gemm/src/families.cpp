@@ -358,8 +358,7 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   const bool packed_b = medium_k && m > kGemmRowsMostRows && !a_trans;
   if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || !GemmHasRowsFamily(bits) ||
       (b_trans && !packed_b) || m == 0 || n == 0 || !(few_rows || few_columns || medium_k) ||
-      k == 0 ||
-      has_driver_quirk(caps, "loop-limit-65536")) {
+      k == 0 || has_driver_quirk(caps, "loop-limit-65536")) {
     return false;
   }
   // A work-item a stripe of columns (and rows, and product): fewer than the

@@ -1285,7 +1285,8 @@ TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
       Form f;
       f.m = 70, f.n = n, f.k = kGemmRowsShortK + 22, f.alpha = 1.5, f.beta = 0.5;
       EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
-      EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false))
+      const bool fits = GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false);
+      EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits)
           << f.describe(bits) << ": " << GemmLastCall();
     }
     EXPECT_FALSE(GemmRowsFit(caps, bits, 70, least / 2 + 3, kGemmRowsShortK + 22, 1, false));
