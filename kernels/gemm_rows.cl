@@ -24,9 +24,18 @@
  * the first block adds it to beta * C (to 0 where beta is 0: C is then not
  * read). The work-group is one work-item; the NDRange is a work-item per
  * NWG columns and MWG rows of C, per product (dimension 2,
- * the batch, as in gemm_blocked.cl). op(B) = B^T, which the host never
- * sends here, takes a plain loop per element (OverrideVariant can force
- * this family for every form).
+ * the batch, as in gemm_blocked.cl).
+ *
+ * op(B) = B^T lies along K, so a block of K of it is first transposed
+ * into a tile in local memory (TW = NV vectors wide, KWG deep: 16 KiB in
+ * single precision, 16 or 8 in double), which the same blocks then read
+ * along its rows. The work-item is then a stripe one tile wide over a
+ * share of C's rows that the host sets by the NDRange's second dimension
+ * (rows_groups in gemm/src/families.cpp), so that each transposed tile
+ * serves a few hundred rows. Packed by a pass of its own first, B^T had
+ * cost 1.53 and 1.22 times row NN's time at 256^3 and 512^3; transposed a
+ * tile at a time, 1.03-1.06 and 1.00 (Intel's CPU runtime, 2 Xeon cores,
+ * 2026-12-07). op(A) is read in place in every form.
  *
  * Compile-time parameters: PRECISION (32 or 64), MWG, NWG, KWG, MB, NV,
  * and MDIMC = NDIMC = 1 (the launch's work-group). */
@@ -46,6 +55,7 @@
 #define realV double8
 #define realH double4
 #define realQ double2
+#define realF double4
 #define VW 8
 #define VH 4
 #define VQ 2
@@ -55,6 +65,7 @@
 #define realV float16
 #define realH float8
 #define realQ float4
+#define realF float4
 #define VW 16
 #define VH 8
 #define VQ 4
@@ -66,6 +77,9 @@
 #define VSTORE_(W, v, p) vstore##W(v, 0, p)
 #define VSTORE(W, v, p) VSTORE_(W, v, p)
 #define LOADV(p) VLOAD(VW, p)
+/* A "vector" of one element, for ROWS_TAIL's blocks. */
+#define vload1(o, p) ((p)[o])
+#define vstore1(v, o, p) ((p)[o] = (v))
 
 #if MDIMC != 1 || NDIMC != 1 || NWG % (VW * NV) || MWG % MB
 #error "gemm_rows.cl: one work-item a group, the stripe whole vectors, the rows whole blocks"
@@ -77,34 +91,125 @@
  * over this block's k in [k0, k1): the block's multiply-adds summed from
  * zero, A and B walked by pointer, then alpha times the sum added to C's
  * running sum (or to its start). Leaving alpha out of the k loop saves a
- * multiply per row and step. */
-#define ROWS_BLOCK_OF(R, V, T, W)                                                       \
-  {                                                                                    \
-    T acc[R][V];                                                                       \
-    _Pragma("unroll") for (int i = 0; i < R; ++i) {                                    \
-      _Pragma("unroll") for (int j = 0; j < V; ++j) acc[i][j] = (T)(0);                \
-    }                                                                                  \
-    __global const storage* a = A + row * a_rs + k0 * a_ks;                            \
-    __global const storage* b = B + k0 * b_rs + col;                                   \
-    for (int k = k0; k < k1; ++k, a += a_ks, b += b_rs) {                              \
-      T bv[V];                                                                         \
-      _Pragma("unroll") for (int j = 0; j < V; ++j) bv[j] = VLOAD(W, b + W * j);       \
-      _Pragma("unroll") for (int i = 0; i < R; ++i) {                                  \
-        const T av = (T)(a[i * a_rs]);                                                 \
-        _Pragma("unroll") for (int j = 0; j < V; ++j) acc[i][j] = fma(av, bv[j], acc[i][j]); \
-      }                                                                                \
-    }                                                                                  \
-    _Pragma("unroll") for (int i = 0; i < R; ++i) {                                    \
-      __global storage* cr = C + (long)(row + i) * ldc + col;                          \
-      _Pragma("unroll") for (int j = 0; j < V; ++j) {                                  \
-        const T sum = !first            ? VLOAD(W, cr + W * j)                         \
-                      : beta != (real)0 ? beta * VLOAD(W, cr + W * j)                  \
-                                        : (T)(0);                                      \
-        VSTORE(W, fma((T)(alpha), acc[i][j], sum), cr + W * j);                        \
-      }                                                                                \
-    }                                                                                  \
+ * multiply per row and step. Where A and B are read from is the stripe's
+ * (ROWS_STRIPE): op(A)(row, k0) at AT, in address space AS, rows ARS and
+ * steps of K AKS apart; op(B)(k0, col) at BT in BS, rows BSTEP apart. */
+#define ROWS_BLOCK_OF(R, V, T, W, AS, AT, ARS, AKS, BS, BT, BSTEP)                      \
+  {                                                                                     \
+    T acc[R][V];                                                                        \
+    _Pragma("unroll") for (int i = 0; i < R; ++i) {                                     \
+      _Pragma("unroll") for (int j = 0; j < V; ++j) acc[i][j] = (T)(0);                 \
+    }                                                                                   \
+    AS const storage* a = AT;                                                           \
+    BS const storage* b = BT;                                                           \
+    for (int k = k0; k < k1; ++k, a += AKS, b += BSTEP) {                               \
+      T bv[V];                                                                          \
+      _Pragma("unroll") for (int j = 0; j < V; ++j) bv[j] = VLOAD(W, b + W * j);        \
+      _Pragma("unroll") for (int i = 0; i < R; ++i) {                                   \
+        const T av = (T)(a[i * ARS]);                                                   \
+        _Pragma("unroll") for (int j = 0; j < V; ++j) acc[i][j] = fma(av, bv[j], acc[i][j]);\
+      }                                                                                 \
+    }                                                                                   \
+    _Pragma("unroll") for (int i = 0; i < R; ++i) {                                     \
+      __global storage* cr = C + (long)(row + i) * ldc + col;                           \
+      _Pragma("unroll") for (int j = 0; j < V; ++j) {                                   \
+        const T sum = !first            ? VLOAD(W, cr + W * j)                          \
+                      : beta != (real)0 ? beta * VLOAD(W, cr + W * j)                   \
+                                        : (T)(0);                                       \
+        VSTORE(W, fma((T)(alpha), acc[i][j], sum), cr + W * j);                         \
+      }                                                                                 \
+    }                                                                                   \
   }
-#define ROWS_BLOCK(R, V) ROWS_BLOCK_OF(R, V, realV, VW)
+
+/* C's rows [RB, RE) and columns [CB, CE) over this block of K (CE - CB a
+ * whole number of quarter vectors): the columns in blocks of NV vectors,
+ * then of one vector, of a half and of a quarter of one, each over the
+ * rows MB at a time, then one at a time; A and B read as ROWS_BLOCK_OF
+ * says (AT and BT name `row` and `col`). */
+#define ROWS_STRIPE(RB, RE, CB, CE, AS, AT, ARS, AKS, BS, BT, BSTEP)                    \
+  {                                                                                     \
+    const int col_blocks = CB + (CE - CB) / (VW * NV) * (VW * NV);                      \
+    const int col_vectors = col_blocks + (CE - col_blocks) / VW * VW;                   \
+    const int col_halves = col_vectors + (CE - col_vectors) / VH * VH;                  \
+    for (int col = CB; col < col_blocks; col += VW * NV) {                              \
+      int row = RB;                                                                     \
+      for (; row + MB <= RE; row += MB)                                                 \
+        ROWS_BLOCK_OF(MB, NV, realV, VW, AS, AT, ARS, AKS, BS, BT, BSTEP)               \
+      for (; row < RE; ++row)                                                           \
+        ROWS_BLOCK_OF(1, NV, realV, VW, AS, AT, ARS, AKS, BS, BT, BSTEP)                \
+    }                                                                                   \
+    for (int col = col_blocks; col < col_vectors; col += VW) {                          \
+      int row = RB;                                                                     \
+      for (; row + MB <= RE; row += MB)                                                 \
+        ROWS_BLOCK_OF(MB, 1, realV, VW, AS, AT, ARS, AKS, BS, BT, BSTEP)                \
+      for (; row < RE; ++row)                                                           \
+        ROWS_BLOCK_OF(1, 1, realV, VW, AS, AT, ARS, AKS, BS, BT, BSTEP)                 \
+    }                                                                                   \
+    for (int col = col_vectors; col < col_halves; col += VH) {                          \
+      int row = RB;                                                                     \
+      for (; row + MB <= RE; row += MB)                                                 \
+        ROWS_BLOCK_OF(MB, 1, realH, VH, AS, AT, ARS, AKS, BS, BT, BSTEP)                \
+      for (; row < RE; ++row)                                                           \
+        ROWS_BLOCK_OF(1, 1, realH, VH, AS, AT, ARS, AKS, BS, BT, BSTEP)                 \
+    }                                                                                   \
+    for (int col = col_halves; col < CE; col += VQ) {                                   \
+      int row = RB;                                                                     \
+      for (; row + MB <= RE; row += MB)                                                 \
+        ROWS_BLOCK_OF(MB, 1, realQ, VQ, AS, AT, ARS, AKS, BS, BT, BSTEP)                \
+      for (; row < RE; ++row)                                                           \
+        ROWS_BLOCK_OF(1, 1, realQ, VQ, AS, AT, ARS, AKS, BS, BT, BSTEP)                 \
+    }                                                                                   \
+  }
+
+/* Where op(A) = A^T: the stripe's last columns (fewer than VQ, after
+ * col_quarters) over this block of K, each a column of one-element blocks
+ * of ROWS_BLOCK_OF (op(B)(k0, col) read from B in place), over C's rows
+ * [RB, RE), A read as there. (Dot products along K, ROWS_DOTS, need A's
+ * rows along K: an element at a time down A^T's columns, 333 x 1111 x 222
+ * took 1.34 times NN's time, Intel's CPU runtime, 2 Xeon cores,
+ * 2026-12-07.) */
+#define ROWS_TAIL(RB, RE, AS, AT, ARS, AKS)                                             \
+  {                                                                                     \
+    for (int col = col_quarters; col < col_end; ++col) {                                \
+      int row = RB;                                                                     \
+      for (; row + MB <= RE; row += MB)                                                 \
+        ROWS_BLOCK_OF(MB, 1, real, 1, AS, AT, ARS, AKS, __global,                       \
+                      B + k0 * b_rs + col * b_cs, b_rs)                                 \
+      for (; row < RE; ++row)                                                           \
+        ROWS_BLOCK_OF(1, 1, real, 1, AS, AT, ARS, AKS, __global,                        \
+                      B + k0 * b_rs + col * b_cs, b_rs)                                 \
+    }                                                                                   \
+  }
+
+/* The tile's width: a block of NV vectors. */
+#define TW (VW * NV)
+
+/* op(B) = B^T: elements k0 .. k1 of B^T's rows col0 .. col0 + w (B^T's
+ * rows lie along K), into `tile` (row k - k0, column col - col0), in 4 x 4
+ * blocks: four rows of B^T read as vectors, written as four vectors along
+ * the tile's rows; the edges an element at a time. */
+void fill_tile(__local storage* tile, __global const storage* B, const long ldb, const int col0,
+               const int w, const int k0, const int k1) {
+  const int kw = k1 - k0;
+  for (int c = 0; c < w; c += 4) {
+    __global const storage* bt = B + (long)(col0 + c) * ldb + k0;
+    int kk = 0;
+    if (c + 4 <= w) {
+      for (; kk + 4 <= kw; kk += 4) {
+        const realF r0 = vload4(0, bt + kk), r1 = vload4(0, bt + ldb + kk),
+                    r2 = vload4(0, bt + 2 * ldb + kk), r3 = vload4(0, bt + 3 * ldb + kk);
+        __local storage* t = tile + kk * TW + c;
+        vstore4((realF)(r0.s0, r1.s0, r2.s0, r3.s0), 0, t);
+        vstore4((realF)(r0.s1, r1.s1, r2.s1, r3.s1), 0, t + TW);
+        vstore4((realF)(r0.s2, r1.s2, r2.s2, r3.s2), 0, t + 2 * TW);
+        vstore4((realF)(r0.s3, r1.s3, r2.s3, r3.s3), 0, t + 3 * TW);
+      }
+    }
+    for (int cc = c; cc < min(c + 4, w); ++cc) {
+      for (int q = kk; q < kw; ++q) tile[q * TW + cc - c + c] = bt[(cc - c) * ldb + q];
+    }
+  }
+}
 
 /* The sum of a vector's elements, halves first. */
 real sum_of(realV v) {
@@ -134,7 +239,7 @@ real sum_of(realV v) {
         _Pragma("unroll") for (int i = 0; i < R; ++i) av[i] = LOADV(A + (row + i) * a_rs + k); \
         _Pragma("unroll") for (int j = 0; j < VQ - 1; ++j) {                           \
           if (j < tail) {                                                              \
-            __global const storage* b = B + col_quarters + j + k * b_rs;               \
+            __global const storage* b = B + (col_quarters + j) * b_cs + k * b_rs;      \
             realV bv;                                                                  \
             if (b_rs == 1) {                                                           \
               bv = LOADV(b);                                                           \
@@ -153,65 +258,110 @@ real sum_of(realV v) {
       if (j < tail) _Pragma("unroll") for (int i = 0; i < R; ++i) {                    \
         __global const storage* a = A + (row + i) * a_rs;                              \
         real p = a_ks == 1 ? sum_of(acc[i][j]) : (real)0;                              \
-        for (int kk = k; kk < K; ++kk) p = fma(a[kk * a_ks], B[kk * b_rs + col], p);   \
+        for (int kk = k; kk < K; ++kk) p = fma(a[kk * a_ks], B[kk * b_rs + col * b_cs], p); \
         __global storage* c = C + (long)(row + i) * ldc + col;                         \
         *c = fma(alpha, p, beta != (real)0 ? beta * *c : (real)0);                     \
       }                                                                                \
     }                                                                                  \
   }
 
+/* The rows of op(A) = A^T's block that ROWS_STRIPE reads a chunk at a time
+ * (32 floats or 16 doubles: 2 KiB a step of K). */
+#if PRECISION == 64
+#define AC 16
+#else
+#define AC 32
+#endif
+
+/* op(A) = A^T: elements k0 .. k1 of op(A)'s rows rc .. rc + rows (A^T's rows
+ * lie along M), into `at` (row k - k0, column row - rc): a copy, a row of
+ * A^T at a time, so that the block's steps of K lie AC elements apart and
+ * not a row of A^T (at 2048 x 2048 x 128, 8 KiB: every step a new page,
+ * all of them in the same few cache sets). */
+void copy_a(__local storage* at, __global const storage* A, const long lda, const int rc,
+            const int rows, const int k0, const int k1) {
+  for (int k = k0; k < k1; ++k) {
+    __global const storage* from = A + (long)k * lda + rc;
+    __local storage* to = at + (k - k0) * AC;
+    int r = 0;
+    for (; r + 4 <= rows; r += 4) vstore4(vload4(0, from + r), 0, to + r);
+    for (; r < rows; ++r) to[r] = from[r];
+  }
+}
+
 __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void gemm_rows(GEMM_ARGUMENTS) {
+  /* op(B) = B^T: B read along its rows from a tile in local memory, each
+   * block of K's tile transposed from B^T's rows there first (fill_tile). */
+  __local storage tile[KWG * TW];
+  /* op(A) = A^T: its block copied a chunk of rows at a time (copy_a). */
+  __local storage a_tile[KWG * AC];
   const int z = (int)get_group_id(2);
   GEMM_PRODUCT(z);
   A += a_offset + (long)k_begin * a_ks;
   B += b_offset + (long)k_begin * b_rs;
   C += c_offset;
-  const int row0 = (int)get_group_id(1) * MWG, row_end = min(row0 + MWG, M);
-  const int col0 = (int)get_group_id(0) * NWG, col_end = min(col0 + NWG, N);
+  /* A stripe of NWG columns and MWG rows a work-item; with op(B) = B^T,
+   * N's and M's shares of the NDRange's dimensions (the host's, rows_grid),
+   * the columns whole tiles, the rows whole blocks of MB, so that a tile of
+   * B, transposed, serves a few hundred rows. */
+  int row0, row_end, col0, col_end;
+  if (b_trans) {
+    const int stripes = (int)get_num_groups(0), groups = (int)get_num_groups(1);
+    const int cols = ((N + stripes - 1) / stripes + TW - 1) / TW * TW;
+    const int rows = ((M + groups - 1) / groups + MB - 1) / MB * MB;
+    row0 = (int)get_group_id(1) * rows, row_end = min(row0 + rows, M);
+    col0 = (int)get_group_id(0) * cols, col_end = min(col0 + cols, N);
+  } else {
+    row0 = (int)get_group_id(1) * MWG, row_end = min(row0 + MWG, M);
+    col0 = (int)get_group_id(0) * NWG, col_end = min(col0 + NWG, N);
+  }
+  if (row0 >= M || col0 >= N) return;
 
-  /* K = 0 (or alpha 0): C = beta * C; op(B) = B^T: an element at a time. */
-  if (K == 0 || b_trans) {
+  /* K = 0 (or alpha 0): C = beta * C, an element at a time. */
+  if (K == 0) {
     for (int row = row0; row < row_end; ++row) {
       for (int col = col0; col < col_end; ++col) {
-        real s = (real)0;
-        for (int k = 0; k < K; ++k) s += A[row * a_rs + k * a_ks] * B[k * b_rs + col * b_cs];
         __global storage* c = C + (long)row * ldc + col;
-        *c = (K == 0 ? (real)0 : alpha * s) + (beta != (real)0 ? beta * *c : (real)0);
+        *c = beta != (real)0 ? beta * *c : (real)0;
       }
     }
     return;
   }
-  /* The stripe in blocks of NV vectors, then of one vector, of a half and
-   * of a quarter of one, then the columns after them one at a time (at 4 x
-   * 1465 x 244 the last stripe's 441 columns left 57 to that loop with
-   * blocks of 4 vectors alone). */
-  const int col_blocks = col0 + (col_end - col0) / (VW * NV) * (VW * NV);
-  const int col_vectors = col_blocks + (col_end - col_blocks) / VW * VW;
-  const int col_halves = col_vectors + (col_end - col_vectors) / VH * VH;
-  const int col_quarters = col_halves + (col_end - col_halves) / VQ * VQ;
+  /* The stripe's columns up to col_quarters in ROWS_STRIPE's blocks (NV
+   * vectors, then one vector, a half and a quarter of one), then the
+   * columns after them one at a time (at 4 x 1465 x 244 the last stripe's
+   * 441 columns left 57 to that loop with blocks of 4 vectors alone). */
+  const int col_quarters = col_end - (col_end - col0) % VQ;
   for (int k0 = 0; k0 < K; k0 += KWG) {
     const int k1 = min(k0 + KWG, K);
     const int first = k0 == 0;
-    for (int col = col0; col < col_blocks; col += VW * NV) {
-      int row = row0;
-      for (; row + MB <= row_end; row += MB) ROWS_BLOCK(MB, NV)
-      for (; row < row_end; ++row) ROWS_BLOCK(1, NV)
-    }
-    for (int col = col_blocks; col < col_vectors; col += VW) {
-      int row = row0;
-      for (; row + MB <= row_end; row += MB) ROWS_BLOCK(MB, 1)
-      for (; row < row_end; ++row) ROWS_BLOCK(1, 1)
-    }
-    for (int col = col_vectors; col < col_halves; col += VH) {
-      int row = row0;
-      for (; row + MB <= row_end; row += MB) ROWS_BLOCK_OF(MB, 1, realH, VH)
-      for (; row < row_end; ++row) ROWS_BLOCK_OF(1, 1, realH, VH)
-    }
-    for (int col = col_halves; col < col_quarters; col += VQ) {
-      int row = row0;
-      for (; row + MB <= row_end; row += MB) ROWS_BLOCK_OF(MB, 1, realQ, VQ)
-      for (; row < row_end; ++row) ROWS_BLOCK_OF(1, 1, realQ, VQ)
+    if (b_trans) {
+      /* A^T, if so, in place: a copy a tile's width of columns would have
+       * to serve took 1.18 times the time at 256^3 (Intel's CPU runtime,
+       * 2 Xeon cores, 2026-12-07). */
+      for (int cb = col0; cb < col_quarters; cb += TW) {
+        const int ce = min(cb + TW, col_quarters);
+        fill_tile(tile, B, b_cs, cb, ce - cb, k0, k1);
+        ROWS_STRIPE(row0, row_end, cb, ce, __global, A + row * a_rs + k0 * a_ks, a_rs, a_ks,
+                    __local, tile + (col - cb), TW)
+      }
+      if (a_trans) ROWS_TAIL(row0, row_end, __global, A + row * a_rs + k0 * a_ks, a_rs, a_ks)
+    } else if (a_trans && col_end - col0 >= TW) {
+      for (int rc = row0; rc < row_end; rc += AC) {
+        const int rc_end = min(rc + AC, row_end);
+        copy_a(a_tile, A, a_ks, rc, rc_end - rc, k0, k1);
+        ROWS_STRIPE(rc, rc_end, col0, col_quarters, __local, a_tile + (row - rc), 1, AC,
+                    __global, B + k0 * b_rs + col, b_rs)
+        ROWS_TAIL(rc, rc_end, __local, a_tile + (row - rc), 1, AC)
+      }
+    } else {
+      /* (A^T in place too where the stripe is narrower than a tile: copied
+       * for 8 columns, row TN took 1.8 times NN's time at 2000 x 8 x 1000,
+       * in place 1.3.) */
+      ROWS_STRIPE(row0, row_end, col0, col_quarters, __global, A + row * a_rs + k0 * a_ks, a_rs,
+                  a_ks, __global, B + k0 * b_rs + col, b_rs)
+      if (a_trans) ROWS_TAIL(row0, row_end, __global, A + row * a_rs + k0 * a_ks, a_rs, a_ks)
     }
   }
   /* The last columns (fewer than VQ) an element at a time, each over all of
@@ -221,7 +371,7 @@ void gemm_rows(GEMM_ARGUMENTS) {
    * rows at a time, so that a step's vector of B, gathered down its column
    * where that is not contiguous, serves R rows. */
   const int tail = col_end - col_quarters;
-  if (tail > 0) {
+  if (tail > 0 && !a_trans) {
     int row = row0;
     for (; row + MB <= row_end; row += MB) ROWS_DOTS(MB)
     for (; row < row_end; ++row) ROWS_DOTS(1)

@@ -347,17 +347,20 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // they were behind at 20 to 56 and at 96 columns (0.70 to 0.95), level
   // or ahead from 64 (0.87 to 1.45); 1024^3 0.91 to 1.08.
   const bool medium_k = n * std::size_t(bits / 8) >= kGemmRowsLeastRowBytes && k < kGemmRowsMostK;
-  // op(B) = B^T there too, packed by a pass first (passes_for), where C has
-  // more rows than a thin product (the pass moves all of B, a thin product
-  // reads it a few times): row-major NT took 1.22-1.27 and 1.53-1.55 times
-  // NN's time at 512^3 and 256^3 where the blocked points, packing too,
-  // took 1.43-1.44 and 1.70-1.72 (Intel's runtime, 2 Xeon cores,
-  // 2026-12-06, in turn). Not with op(A) = A^T: TT then took 1.35 and 1.61
-  // where as its transpose (NN on this family, C^T moved) it took 1.13-1.17
-  // and 1.31-1.36.
-  const bool packed_b = medium_k && m > kGemmRowsMostRows && !a_trans;
+  // op(B) = B^T there too, and with op(A) = A^T: the kernel transposes B^T
+  // a tile at a time and reads A^T in place (copied a block at a time where
+  // B is not transposed). Row NT, TN and TT took 1.55, 1.07 and 1.34 times
+  // row NN's time at 256^3 with B^T packed by a pass first (TT as its
+  // transpose), 1.28, 1.13 and 1.17 at 512^3, 1.05, 1.16 and 1.14 at 2048 x
+  // 2048 x 128; with the tiles 1.01, 1.04, 1.03; 0.98, 1.01, 1.00; 0.95,
+  // 0.99, 1.03 (Intel's CPU runtime, 2 Xeon cores, 2026-12-07). Products of
+  // a few columns too, with op(A) = A: row NT at 2000 x 8 x 1000, 4000 x 12
+  // x 500 and 1000 x 4 x 3000 took 10.6, 5.8 and 11.0 times NN's time on
+  // the blocked points, 1.12, 1.04 and 1.06 here; TT there runs faster as
+  // its transpose (0.47-0.69 against 1.12-1.30 here).
+  const bool b_trans_fits = medium_k || (few_columns && !a_trans);
   if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || !GemmHasRowsFamily(bits) ||
-      (b_trans && !packed_b) || m == 0 || n == 0 || !(few_rows || few_columns || medium_k) ||
+      (b_trans && !b_trans_fits) || m == 0 || n == 0 || !(few_rows || few_columns || medium_k) ||
       k == 0 || has_driver_quirk(caps, "loop-limit-65536")) {
     return false;
   }
@@ -496,6 +499,27 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
   return done;
 }
 
+std::size_t rows_tile_width(const Variant& v, int bits) {
+  return std::size_t(v.param("NV")) * (bits == 64 ? 8 : 16);
+}
+
+RowsGrid rows_grid(std::size_t m, std::size_t n, std::size_t batch, std::size_t units,
+                   std::size_t tile_width, std::size_t stripe_most) {
+  const auto up = [](std::size_t a, std::size_t b) {
+    return (a + b - 1) / std::max<std::size_t>(1, b);
+  };
+  const std::size_t wanted = kRowsItemsPerUnit * std::max<std::size_t>(1, units);
+  const std::size_t most_groups = std::max<std::size_t>(1, m / kRowsLeastGroupRows);
+  std::size_t groups = std::clamp<std::size_t>(up(m, kRowsGroupRows), 1, most_groups);
+  const std::size_t tiles = std::max<std::size_t>(1, up(n, tile_width));
+  const std::size_t stripes = std::clamp<std::size_t>(up(wanted, groups * batch),
+                                                      std::min(tiles, up(n, stripe_most)), tiles);
+  if (stripes * groups * batch < wanted) {
+    groups = std::clamp<std::size_t>(up(wanted, stripes * batch), groups, most_groups);
+  }
+  return {stripes, groups};
+}
+
 cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v, int bits,
                      const GemmLaunch& l, const std::vector<cl_event>& wait, bool event) {
   const cl_int M = static_cast<cl_int>(l.m), N = static_cast<cl_int>(l.n),
@@ -532,10 +556,17 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
                               {sizeof(cl_mem), &l.batch_scalars, "batch_scalars"},
                               {sizeof PB, &PB, "per_batch"}};
   set_kernel_args(kernel, v.name, args);
-  // One NDIMC x MDIMC work-group per NWG x MWG tile of C, per product.
+  // One NDIMC x MDIMC work-group per NWG x MWG tile of C, per product; the
+  // rows family with op(B) = B^T a work-item per share of C (rows_grid).
   const Tile t = tile_of(v);
-  const std::size_t global[3] = {(l.n + t.nwg - 1) / t.nwg * t.ndimc,
-                                 (l.m + t.mwg - 1) / t.mwg * t.mdimc, l.batch};
+  std::size_t global[3] = {(l.n + t.nwg - 1) / t.nwg * t.ndimc, (l.m + t.mwg - 1) / t.mwg * t.mdimc,
+                           l.batch};
+  const bool rows =
+      std::any_of(v.params.begin(), v.params.end(), [](const auto& p) { return p.first == "NV"; });
+  if (l.b_trans && rows) {
+    const RowsGrid g = rows_grid(l.m, l.n, l.batch, l.units, rows_tile_width(v, bits), t.nwg);
+    global[0] = g.stripes, global[1] = g.groups;
+  }
   const std::size_t local[3] = {t.ndimc, t.mdimc, 1};
   cl_event done = nullptr;
   // (The message is built only where it is thrown: this runs every call.)

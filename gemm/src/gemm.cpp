@@ -526,10 +526,8 @@ Passes passes_for(const Variant& variant, const std::string& kernel, const Devic
   p.blocked = kernel == "gemm_blocked";
   const bool reads = p.blocked && k_used > 0;
   p.pack_a = reads && a_trans && variant.param("SA") == 0;
-  // The rows family reads B along its rows: B^T packed (GemmRowsFit sends
-  // it B^T only over a medium K, with more rows than a thin product's).
-  p.pack_b = (reads && b_trans && variant.param("SB") == 0) ||
-             (kernel == "gemm_rows" && k_used > 0 && b_trans);
+  // (The rows family transposes B^T a tile at a time itself.)
+  p.pack_b = reads && b_trans && variant.param("SB") == 0;
   p.b_padded_ld =
       reads ? matmul_padded_ldb(MatmulKernel::Blocked, variant, caps, b_trans ? n : b_ld, element)
             : 0;
@@ -871,6 +869,7 @@ StatusCode run(Request r) {
   l.a_ld = r.a_ld, l.b_ld = r.b_ld, l.c_ld = r.c_ld;
   l.a_trans = a_trans, l.b_trans = b_trans;
   l.batch = r.batch;
+  l.units = facts.caps.compute_units;
   l.alpha = r.alpha, l.beta = r.beta;
   l.a_offset = r.a_offset, l.b_offset = r.b_offset, l.c_offset = r.c_offset;
   l.a_stride = r.a_stride, l.b_stride = r.b_stride, l.c_stride = r.c_stride;

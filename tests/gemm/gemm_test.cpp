@@ -1196,7 +1196,8 @@ TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
   // rows no longer (kGemmRowsMostK).
   EXPECT_FALSE(GemmRowsFit(caps, 32, kGemmRowsMostRows + 1, n, kGemmRowsMostK, 1, false));
   EXPECT_FALSE(GemmRowsFit(caps, 32, 20, kGemmRowsLeastColumns - 1, kGemmRowsMostK, 1, false));
-  EXPECT_FALSE(GemmRowsFit(caps, 32, 20, n, 40, 1, true));
+  // (op(B) = B^T too: a K of 40 is a medium one, kGemmRowsMostK.)
+  EXPECT_EQ(GemmRowsFit(caps, 32, 20, n, 40, 1, true), fits);
   EXPECT_FALSE(GemmRowsFit(caps, 16, 20, n, 40, 1, false));
   // Too few stripes for the units: one stripe, more than one unit.
   if (caps.compute_units > 1) EXPECT_FALSE(GemmRowsFit(caps, 32, 20, 300, 40, 1, false));
@@ -1223,8 +1224,9 @@ TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
 // double), the rest as dot products along K, of vectors where A's rows lie
 // along K (B's column read as vectors where it is contiguous: one column,
 // its least leading dimension), else an element at a time (op(A) = A^T).
-// Row-major NN and TN, and column-major NN with few rows (it runs as its
-// transpose, few columns).
+// Row-major NN and TN, column-major NN with few rows (it runs as its
+// transpose, few columns), and row-major NT (B^T transposed a tile at a
+// time); not TT, which runs faster as its transpose.
 TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
@@ -1235,15 +1237,16 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
     SCOPED_TRACE(precision(bits));
     const std::string rows_point = std::string(bits == 32 ? "s" : "d") + "gemm_rows_";
     for (std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(13)}) {
-      for (int form = 0; form < 3; ++form) {
-        if (slow() && form != int(n % 3)) continue;
+      for (int form = 0; form < 4; ++form) {
+        if (slow() && form != int(n % 4)) continue;
         Form f;
         f.m = m, f.n = n, f.k = k, f.alpha = 1.5, f.beta = form == 1 ? 0.0 : 0.5;
         f.ta = form == 1 ? Transpose::kYes : Transpose::kNo;
+        f.tb = form == 3 ? Transpose::kYes : Transpose::kNo;
         if (form == 2) f.layout = Layout::kColMajor, std::swap(f.m, f.n);
         f.least_ld = n == 1;
         EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
-        const bool fits = GemmRowsFit(caps, bits, m, n, k, 1, false);
+        const bool fits = GemmRowsFit(caps, bits, m, n, k, 1, form == 3);
         EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits)
             << f.describe(bits) << ": " << GemmLastCall();
       }
@@ -1253,7 +1256,9 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
             (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() &&
                 !has_driver_quirk(caps, "loop-limit-65536") && caps.compute_units <= 5);
   EXPECT_FALSE(GemmRowsFit(caps, 32, 300, kGemmRowsFewColumns, kGemmRowsShortK + 1, 1, false));
-  EXPECT_FALSE(GemmRowsFit(caps, 32, 300, 8, 70, 1, true));
+  EXPECT_EQ(GemmRowsFit(caps, 32, 300, 8, 70, 1, true),
+            GemmRowsFit(caps, 32, 300, 8, 70, 1, false));
+  EXPECT_FALSE(GemmRowsFit(caps, 32, 300, 8, 70, 1, true, true));
   // Up to 64 columns over a short K.
   EXPECT_EQ(GemmRowsFit(caps, 32, 300, kGemmRowsShortKColumns, kGemmRowsShortK, 1, false),
             GemmRowsFit(caps, 32, 300, 8, 70, 1, false));
@@ -1262,10 +1267,10 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
 
 // A product whose rows are kGemmRowsLeastRowBytes or more (64 floats, 32
 // doubles) over a K below kGemmRowsMostK runs on the rows family too, any
-// rows, where GemmRowsFit holds, and with more rows than kGemmRowsMostRows
-// also op(B) = B^T (packed first), but for op(A) = A^T with it; narrower
-// rows over a K above kGemmRowsShortK, or a K of kGemmRowsMostK, on the
-// blocked family.
+// rows, where GemmRowsFit holds, in every form (B^T transposed a tile at a
+// time, the work-item a share of C: shares of rows, stripes of whole tiles,
+// their edges ragged here); narrower rows over a K above kGemmRowsShortK,
+// or a K of kGemmRowsMostK, on the blocked family.
 TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
@@ -1290,21 +1295,31 @@ TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
           << f.describe(bits) << ": " << GemmLastCall();
     }
     EXPECT_FALSE(GemmRowsFit(caps, bits, 70, least / 2 + 3, kGemmRowsShortK + 22, 1, false));
-    // op(B) = B^T: 130 rows, so that the product is not computed as its
-    // transpose (that would move C twice: more than B^T packed once).
-    Form f;
-    f.m = 130, f.n = least + 6, f.k = kGemmRowsShortK + 22, f.alpha = 1.5, f.beta = 0.5;
-    f.tb = Transpose::kYes;
-    const bool fits = GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, true);
-    EXPECT_EQ(fits, GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false));
-    EXPECT_FALSE(GemmRowsFit(caps, bits, kGemmRowsMostRows, f.n, f.k, 1, true));
-    EXPECT_FALSE(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, true, true));
-    EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
-    EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits) << f.describe(bits) << ": "
-                                                                << GemmLastCall();
-    if (fits) EXPECT_NE(GemmLastCall().find("B^T"), std::string::npos) << GemmLastCall();
-    f.ta = Transpose::kYes;  // TT: right, whichever way it runs
-    EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
+    // op(B) = B^T and op(A) = A^T, alone and together, both layouts: rows
+    // in three shares of the rows (two of 184, one of 181 on 2 units), a
+    // stripe of two tiles and one of a tile, a quarter vector and a column
+    // (single precision; double precision's tiles are half as wide).
+    const std::size_t rows = slow() ? 261 : 549, cols = 3 * least + 5, k = kGemmRowsShortK + 22;
+    const bool fits = GemmRowsFit(caps, bits, rows, cols, k, 1, false);
+    EXPECT_EQ(GemmRowsFit(caps, bits, kGemmRowsMostRows, least, 40, 1, true),
+              GemmRowsFit(caps, bits, kGemmRowsMostRows, least, 40, 1, false));
+    for (int form = 1; form < 8; ++form) {
+      Form f;
+      f.m = rows, f.n = cols, f.k = k;
+      f.alpha = 1.5, f.beta = form == 4 ? 0.0 : 0.5;
+      f.ta = form & 1 ? Transpose::kYes : Transpose::kNo;
+      f.tb = form & 2 ? Transpose::kYes : Transpose::kNo;
+      if (form & 4) f.layout = Layout::kColMajor, std::swap(f.m, f.n);
+      if (slow() && form % 3 != 0) continue;
+      EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
+      const bool ta = f.ta == Transpose::kYes, tb = f.tb == Transpose::kYes;
+      // (Column-major, the product runs turned around: op(B)^T op(A)^T.)
+      EXPECT_EQ(GemmRowsFit(caps, bits, rows, cols, k, 1, form & 4 ? ta : tb, form & 4 ? tb : ta),
+                fits);
+      EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits) << f.describe(bits) << ": "
+                                                                  << GemmLastCall();
+      if (fits) EXPECT_EQ(GemmLastCall().find("packed"), std::string::npos) << GemmLastCall();
+    }
   }
 }
 

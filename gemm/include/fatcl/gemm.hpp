@@ -219,11 +219,11 @@ inline constexpr std::size_t kGemmRowsMostRows = 64, kGemmRowsLeastColumns = 256
 // (the driver quirk loop-limit-65536), single or double precision, `batch`
 // products of 1 to kGemmRowsMostRows rows and kGemmRowsLeastColumns columns
 // or more, of a few columns, or of wide enough rows over a K below
-// kGemmRowsMostK (above), that read B in place (op(B) = B as they run; the
-// last kind with more than kGemmRowsMostRows rows also op(B) = B^T, packed
-// by a pass, unless op(A) = A^T too: that product runs as its transpose),
-// K > 0, whose stripes of columns and blocks of rows (a work-item each) are
-// at least the compute units.
+// kGemmRowsMostK (above), with op(B) = B as they run (the last kind in
+// every form, a product of a few columns also with op(B) = B^T where op(A)
+// = A: the kernel transposes B^T a tile at a time), K > 0, whose stripes of
+// columns and blocks of rows (a work-item each) are at least the compute
+// units.
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
                  std::size_t batch, bool b_trans, bool a_trans = false);
 // The families above for `bits`-bit elements, in that order: the blocked
