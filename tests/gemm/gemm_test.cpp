@@ -1224,9 +1224,10 @@ TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
 // double), the rest as dot products along K, of vectors where A's rows lie
 // along K (B's column read as vectors where it is contiguous: one column,
 // its least leading dimension), else an element at a time (op(A) = A^T).
-// Row-major NN and TN, column-major NN with few rows (it runs as its
-// transpose, few columns), and row-major NT (B^T transposed a tile at a
-// time); not TT, which runs faster as its transpose.
+// Row-major NN and TN (as its transpose where that has a few rows the
+// family takes), column-major NN with few rows (it runs as its transpose,
+// few columns), and row-major NT (B^T transposed a tile at a time); not TT,
+// which runs faster as its transpose.
 TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
@@ -1249,6 +1250,13 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
         const bool fits = GemmRowsFit(caps, bits, m, n, k, 1, form == 3);
         EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits)
             << f.describe(bits) << ": " << GemmLastCall();
+        // Row TN runs as its transpose where that has a few rows the rows
+        // family takes (A then read along its rows, not down A^T's columns).
+        if (form == 1 && fits) {
+          EXPECT_EQ(GemmLastCall().find("the call's transpose") != std::string::npos,
+                    GemmRowsFit(caps, bits, n, m, k, 1, false, true))
+              << GemmLastCall();
+        }
       }
     }
   }
@@ -1298,8 +1306,10 @@ TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
     // op(B) = B^T and op(A) = A^T, alone and together, both layouts: rows
     // in three shares of the rows (two of 184, one of 181 on 2 units), a
     // stripe of two tiles and one of a tile, a quarter vector and a column
-    // (single precision; double precision's tiles are half as wide).
-    const std::size_t rows = slow() ? 261 : 549, cols = 3 * least + 5, k = kGemmRowsShortK + 22;
+    // (single precision; double precision's tiles are half as wide). The
+    // slow runtimes one share of 70 rows, a tile and a block of K, two forms.
+    const std::size_t rows = slow() ? 70 : 549, cols = (slow() ? 1 : 3) * least + 5;
+    const std::size_t k = slow() ? 40 : kGemmRowsShortK + 22;
     const bool fits = GemmRowsFit(caps, bits, rows, cols, k, 1, false);
     EXPECT_EQ(GemmRowsFit(caps, bits, kGemmRowsMostRows, least, 40, 1, true),
               GemmRowsFit(caps, bits, kGemmRowsMostRows, least, 40, 1, false));
