@@ -29,13 +29,14 @@
  * op(B) = B^T lies along K, so a block of K of it is first transposed
  * into a tile in local memory (TW = NV vectors wide, KWG deep: 16 KiB in
  * single precision, 16 or 8 in double), which the same blocks then read
- * along its rows. The work-item is then a stripe one tile wide over a
- * share of C's rows that the host sets by the NDRange's second dimension
- * (rows_groups in gemm/src/families.cpp), so that each transposed tile
- * serves a few hundred rows. Packed by a pass of its own first, B^T had
+ * along its rows. The work-item is then a share of C that the host sets
+ * by the NDRange (rows_grid in gemm/src/families.cpp: a few hundred rows,
+ * a stripe of whole tiles), so that each transposed tile serves a few
+ * hundred rows. Packed by a pass of its own first, B^T had
  * cost 1.53 and 1.22 times row NN's time at 256^3 and 512^3; transposed a
  * tile at a time, 1.03-1.06 and 1.00 (Intel's CPU runtime, 2 Xeon cores,
- * 2026-12-07). op(A) is read in place in every form.
+ * 2026-12-07). op(A) = A^T is read in place, or copied a block at a time
+ * into local memory where B is not transposed (copy_a).
  *
  * Compile-time parameters: PRECISION (32 or 64), MWG, NWG, KWG, MB, NV,
  * and MDIMC = NDIMC = 1 (the launch's work-group). */
@@ -206,7 +207,7 @@ void fill_tile(__local storage* tile, __global const storage* B, const long ldb,
       }
     }
     for (int cc = c; cc < min(c + 4, w); ++cc) {
-      for (int q = kk; q < kw; ++q) tile[q * TW + cc - c + c] = bt[(cc - c) * ldb + q];
+      for (int q = kk; q < kw; ++q) tile[q * TW + cc] = bt[(cc - c) * ldb + q];
     }
   }
 }

@@ -29,8 +29,8 @@ struct GemmLaunch {
   bool per_batch = false;
   cl_mem batch_offsets = nullptr;  // cl_long, 3 per product
   cl_mem batch_scalars = nullptr;  // the kernel's type, 2 per product
-  // The device's compute units: the rows family with op(B) = B^T shares C's
-  // rows among them (rows_groups).
+  // The device's compute units: the rows family with op(B) = B^T shares C
+  // among them (rows_grid).
   std::size_t units = 1;
 };
 
