@@ -38,7 +38,12 @@
  * 2026-12-07). op(A) = A^T is read in place, or copied a block at a time
  * into local memory where B is not transposed (copy_a).
  *
- * Compile-time parameters: PRECISION (32 or 64), MWG, NWG, KWG, MB, NV,
+ * Half precision is stored as half and computed in float, as in
+ * gemm_blocked.cl; its running sum is kept in float, not in C: a work-item
+ * takes its share of C a chunk of MWG x NWG at a time, the chunk's sum in
+ * local memory (csum, MWG x NWG floats) between blocks of K, C written once.
+ *
+ * Compile-time parameters: PRECISION (16, 32 or 64), MWG, NWG, KWG, MB, NV,
  * and MDIMC = NDIMC = 1 (the launch's work-group). */
 #if !defined(PRECISION) || !defined(MWG) || !defined(NWG) || !defined(KWG) || !defined(MB) || \
     !defined(NV) || !defined(MDIMC) || !defined(NDIMC)
@@ -60,8 +65,12 @@
 #define VW 8
 #define VH 4
 #define VQ 2
-#elif PRECISION == 32
+#elif PRECISION == 32 || PRECISION == 16
+#if PRECISION == 32
 #define storage float
+#else
+#define storage half
+#endif
 #define real float
 #define realV float16
 #define realH float8
@@ -71,16 +80,36 @@
 #define VH 8
 #define VQ 4
 #else
-#error "gemm_rows.cl: PRECISION is 32 or 64"
+#error "gemm_rows.cl: PRECISION is 16, 32 or 64"
 #endif
+/* VLOAD and VSTORE: W reals in local or private memory; GLOAD and GSTORE:
+ * W elements of A, B or C in global memory, as reals (half converted). */
 #define VLOAD_(W, p) vload##W(0, p)
 #define VLOAD(W, p) VLOAD_(W, p)
 #define VSTORE_(W, v, p) vstore##W(v, 0, p)
 #define VSTORE(W, v, p) VSTORE_(W, v, p)
-#define LOADV(p) VLOAD(VW, p)
+#if PRECISION == 16
+#define GLOAD_(W, p) vload_half##W(0, p)
+#define GSTORE_(W, v, p) vstore_half##W(v, 0, p)
+#define vload_half1(o, p) vload_half(o, p)
+#define vstore_half1(v, o, p) vstore_half(v, o, p)
+#define RUNNING 1
+#else
+#define GLOAD_(W, p) vload##W(0, p)
+#define GSTORE_(W, v, p) vstore##W(v, 0, p)
+#define RUNNING 0
+#endif
+#define GLOAD(W, p) GLOAD_(W, p)
+#define GSTORE(W, v, p) GSTORE_(W, v, p)
 /* A "vector" of one element, for ROWS_TAIL's blocks. */
 #define vload1(o, p) ((p)[o])
 #define vstore1(v, o, p) ((p)[o] = (v))
+/* Where ROWS_BLOCK_OF reads A or B (its AS and BS): glob, an operand in
+ * global memory, or loc, a copy of its block in local memory (as reals). */
+#define PTR_glob __global const storage
+#define PTR_loc __local const real
+#define LD_glob(W, p) GLOAD(W, p)
+#define LD_loc(W, p) VLOAD(W, p)
 
 #if MDIMC != 1 || NDIMC != 1 || NWG % (VW * NV) || MWG % MB
 #error "gemm_rows.cl: one work-item a group, the stripe whole vectors, the rows whole blocks"
@@ -88,12 +117,40 @@
 
 #include "gemm_product.h"
 
+/* C's element(s) at CP (W of them, type T) += alpha * ACC: the block's sum
+ * added to the running sum, started from beta * C on the first block of K
+ * (from 0 where beta is 0: C is then not read). The running sum is C
+ * itself, or in half precision the chunk's csum at SP, C written on the
+ * last block only. */
+#if RUNNING
+#define ROWS_ADD(T, W, ACC, CP, SP)                                                     \
+  {                                                                                     \
+    const T sum = !first            ? VLOAD(W, SP)                                      \
+                  : beta != (real)0 ? beta * GLOAD(W, CP)                               \
+                                    : (T)(0);                                           \
+    const T v = fma((T)(alpha), ACC, sum);                                              \
+    if (last) {                                                                         \
+      GSTORE(W, v, CP);                                                                 \
+    } else {                                                                            \
+      VSTORE(W, v, SP);                                                                 \
+    }                                                                                   \
+  }
+#else
+#define ROWS_ADD(T, W, ACC, CP, SP)                                                     \
+  {                                                                                     \
+    const T sum = !first            ? GLOAD(W, CP)                                      \
+                  : beta != (real)0 ? beta * GLOAD(W, CP)                               \
+                                    : (T)(0);                                           \
+    GSTORE(W, fma((T)(alpha), ACC, sum), CP);                                           \
+  }
+#endif
+
 /* R rows of C from `row`, V vectors of W columns (type T) from `col`,
  * over this block's k in [k0, k1): the block's multiply-adds summed from
  * zero, A and B walked by pointer, then alpha times the sum added to C's
  * running sum (or to its start). Leaving alpha out of the k loop saves a
  * multiply per row and step. Where A and B are read from is the stripe's
- * (ROWS_STRIPE): op(A)(row, k0) at AT, in address space AS, rows ARS and
+ * (ROWS_STRIPE): op(A)(row, k0) at AT, in AS (glob or loc), rows ARS and
  * steps of K AKS apart; op(B)(k0, col) at BT in BS, rows BSTEP apart. */
 #define ROWS_BLOCK_OF(R, V, T, W, AS, AT, ARS, AKS, BS, BT, BSTEP)                      \
   {                                                                                     \
@@ -101,23 +158,21 @@
     _Pragma("unroll") for (int i = 0; i < R; ++i) {                                     \
       _Pragma("unroll") for (int j = 0; j < V; ++j) acc[i][j] = (T)(0);                 \
     }                                                                                   \
-    AS const storage* a = AT;                                                           \
-    BS const storage* b = BT;                                                           \
+    PTR_##AS* a = AT;                                                                   \
+    PTR_##BS* b = BT;                                                                   \
     for (int k = k0; k < k1; ++k, a += AKS, b += BSTEP) {                               \
       T bv[V];                                                                          \
-      _Pragma("unroll") for (int j = 0; j < V; ++j) bv[j] = VLOAD(W, b + W * j);        \
+      _Pragma("unroll") for (int j = 0; j < V; ++j) bv[j] = LD_##BS(W, b + W * j);      \
       _Pragma("unroll") for (int i = 0; i < R; ++i) {                                   \
-        const T av = (T)(a[i * ARS]);                                                   \
+        const T av = (T)(LD_##AS(1, a + i * ARS));                                      \
         _Pragma("unroll") for (int j = 0; j < V; ++j) acc[i][j] = fma(av, bv[j], acc[i][j]);\
       }                                                                                 \
     }                                                                                   \
     _Pragma("unroll") for (int i = 0; i < R; ++i) {                                     \
       __global storage* cr = C + (long)(row + i) * ldc + col;                           \
       _Pragma("unroll") for (int j = 0; j < V; ++j) {                                   \
-        const T sum = !first            ? VLOAD(W, cr + W * j)                          \
-                      : beta != (real)0 ? beta * VLOAD(W, cr + W * j)                   \
-                                        : (T)(0);                                       \
-        VSTORE(W, fma((T)(alpha), acc[i][j], sum), cr + W * j);                         \
+        ROWS_ADD(T, W, acc[i][j], cr + W * j,                                           \
+                 csum + (row + i - row0) * chunk_cols + (col - col0) + W * j)           \
       }                                                                                 \
     }                                                                                   \
   }
@@ -174,10 +229,10 @@
     for (int col = col_quarters; col < col_end; ++col) {                                \
       int row = RB;                                                                     \
       for (; row + MB <= RE; row += MB)                                                 \
-        ROWS_BLOCK_OF(MB, 1, real, 1, AS, AT, ARS, AKS, __global,                       \
+        ROWS_BLOCK_OF(MB, 1, real, 1, AS, AT, ARS, AKS, glob,                           \
                       B + k0 * b_rs + col * b_cs, b_rs)                                 \
       for (; row < RE; ++row)                                                           \
-        ROWS_BLOCK_OF(1, 1, real, 1, AS, AT, ARS, AKS, __global,                        \
+        ROWS_BLOCK_OF(1, 1, real, 1, AS, AT, ARS, AKS, glob,                            \
                       B + k0 * b_rs + col * b_cs, b_rs)                                 \
     }                                                                                   \
   }
@@ -189,7 +244,7 @@
  * rows lie along K), into `tile` (row k - k0, column col - col0), in 4 x 4
  * blocks: four rows of B^T read as vectors, written as four vectors along
  * the tile's rows; the edges an element at a time. */
-void fill_tile(__local storage* tile, __global const storage* B, const long ldb, const int col0,
+void fill_tile(__local real* tile, __global const storage* B, const long ldb, const int col0,
                const int w, const int k0, const int k1) {
   const int kw = k1 - k0;
   for (int c = 0; c < w; c += 4) {
@@ -197,9 +252,9 @@ void fill_tile(__local storage* tile, __global const storage* B, const long ldb,
     int kk = 0;
     if (c + 4 <= w) {
       for (; kk + 4 <= kw; kk += 4) {
-        const realF r0 = vload4(0, bt + kk), r1 = vload4(0, bt + ldb + kk),
-                    r2 = vload4(0, bt + 2 * ldb + kk), r3 = vload4(0, bt + 3 * ldb + kk);
-        __local storage* t = tile + kk * TW + c;
+        const realF r0 = GLOAD(4, bt + kk), r1 = GLOAD(4, bt + ldb + kk),
+                    r2 = GLOAD(4, bt + 2 * ldb + kk), r3 = GLOAD(4, bt + 3 * ldb + kk);
+        __local real* t = tile + kk * TW + c;
         vstore4((realF)(r0.s0, r1.s0, r2.s0, r3.s0), 0, t);
         vstore4((realF)(r0.s1, r1.s1, r2.s1, r3.s1), 0, t + TW);
         vstore4((realF)(r0.s2, r1.s2, r2.s2, r3.s2), 0, t + 2 * TW);
@@ -207,7 +262,7 @@ void fill_tile(__local storage* tile, __global const storage* B, const long ldb,
       }
     }
     for (int cc = c; cc < min(c + 4, w); ++cc) {
-      for (int q = kk; q < kw; ++q) tile[q * TW + cc] = bt[(cc - c) * ldb + q];
+      for (int q = kk; q < kw; ++q) tile[q * TW + cc] = GLOAD(1, bt + (cc - c) * ldb + q);
     }
   }
 }
@@ -237,17 +292,17 @@ real sum_of(realV v) {
     if (a_ks == 1) {                                                                   \
       for (; k + VW <= K; k += VW) {                                                   \
         realV av[R];                                                                   \
-        _Pragma("unroll") for (int i = 0; i < R; ++i) av[i] = LOADV(A + (row + i) * a_rs + k); \
+        _Pragma("unroll") for (int i = 0; i < R; ++i) av[i] = GLOAD(VW, A + (row + i) * a_rs + k); \
         _Pragma("unroll") for (int j = 0; j < VQ - 1; ++j) {                           \
           if (j < tail) {                                                              \
             __global const storage* b = B + (col_quarters + j) * b_cs + k * b_rs;      \
             realV bv;                                                                  \
             if (b_rs == 1) {                                                           \
-              bv = LOADV(b);                                                           \
+              bv = GLOAD(VW, b);                                                       \
             } else {                                                                   \
               real e[VW];                                                              \
-              _Pragma("unroll") for (int q = 0; q < VW; ++q) e[q] = b[q * b_rs];       \
-              bv = LOADV(e);                                                           \
+              _Pragma("unroll") for (int q = 0; q < VW; ++q) e[q] = GLOAD(1, b + q * b_rs); \
+              bv = VLOAD(VW, e);                                                       \
             }                                                                          \
             _Pragma("unroll") for (int i = 0; i < R; ++i) acc[i][j] = fma(av[i], bv, acc[i][j]); \
           }                                                                            \
@@ -259,9 +314,10 @@ real sum_of(realV v) {
       if (j < tail) _Pragma("unroll") for (int i = 0; i < R; ++i) {                    \
         __global const storage* a = A + (row + i) * a_rs;                              \
         real p = a_ks == 1 ? sum_of(acc[i][j]) : (real)0;                              \
-        for (int kk = k; kk < K; ++kk) p = fma(a[kk * a_ks], B[kk * b_rs + col * b_cs], p); \
+        for (int kk = k; kk < K; ++kk)                                                 \
+          p = fma(GLOAD(1, a + kk * a_ks), GLOAD(1, B + kk * b_rs + col * b_cs), p);   \
         __global storage* c = C + (long)(row + i) * ldc + col;                         \
-        *c = fma(alpha, p, beta != (real)0 ? beta * *c : (real)0);                     \
+        GSTORE(1, fma(alpha, p, beta != (real)0 ? beta * GLOAD(1, c) : (real)0), c);   \
       }                                                                                \
     }                                                                                  \
   }
@@ -274,19 +330,37 @@ real sum_of(realV v) {
 #define AC 32
 #endif
 
-/* op(A) = A^T: elements k0 .. k1 of op(A)'s rows rc .. rc + rows (A^T's rows
- * lie along M), into `at` (row k - k0, column row - rc): a copy, a row of
- * A^T at a time, so that the block's steps of K lie AC elements apart and
- * not a row of A^T (at 2048 x 2048 x 128, 8 KiB: every step a new page,
- * all of them in the same few cache sets). */
-void copy_a(__local storage* at, __global const storage* A, const long lda, const int rc,
-            const int rows, const int k0, const int k1) {
-  for (int k = k0; k < k1; ++k) {
-    __global const storage* from = A + (long)k * lda + rc;
-    __local storage* to = at + (k - k0) * AC;
-    int r = 0;
-    for (; r + 4 <= rows; r += 4) vstore4(vload4(0, from + r), 0, to + r);
-    for (; r < rows; ++r) to[r] = from[r];
+/* Elements k0 .. k1 of op(A)'s rows rc .. rc + rows into `at` (row k - k0,
+ * column row - rc), so that the block's steps of K lie AC elements apart.
+ * op(A) = A^T, whose rows lie along M: a row of A^T at a time, and not a
+ * row of A^T apart (at 2048 x 2048 x 128, 8 KiB: every step a new page, all
+ * of them in the same few cache sets). op(A) = A (half precision: its
+ * elements converted once, not once for each block of columns): a row of
+ * A's block at a time, four steps of K a load. */
+void copy_a(__local real* at, __global const storage* A, const long a_rs, const long a_ks,
+            const int rc, const int rows, const int k0, const int k1) {
+  if (a_rs == 1) {
+    for (int k = k0; k < k1; ++k) {
+      __global const storage* from = A + (long)k * a_ks + rc;
+      __local real* to = at + (k - k0) * AC;
+      int r = 0;
+      for (; r + 4 <= rows; r += 4) vstore4(GLOAD(4, from + r), 0, to + r);
+      for (; r < rows; ++r) to[r] = GLOAD(1, from + r);
+    }
+    return;
+  }
+  for (int r = 0; r < rows; ++r) {
+    __global const storage* from = A + (long)(rc + r) * a_rs;
+    __local real* to = at + r;
+    int k = k0;
+    for (; k + 4 <= k1; k += 4) {
+      const realF v = GLOAD(4, from + k);
+      to[(k - k0) * AC] = v.s0;
+      to[(k - k0 + 1) * AC] = v.s1;
+      to[(k - k0 + 2) * AC] = v.s2;
+      to[(k - k0 + 3) * AC] = v.s3;
+    }
+    for (; k < k1; ++k) to[(k - k0) * AC] = GLOAD(1, from + k);
   }
 }
 
@@ -294,9 +368,13 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void gemm_rows(GEMM_ARGUMENTS) {
   /* op(B) = B^T: B read along its rows from a tile in local memory, each
    * block of K's tile transposed from B^T's rows there first (fill_tile). */
-  __local storage tile[KWG * TW];
+  __local real tile[KWG * TW];
   /* op(A) = A^T: its block copied a chunk of rows at a time (copy_a). */
-  __local storage a_tile[KWG * AC];
+  __local real a_tile[KWG * AC];
+#if RUNNING
+  /* Half precision: the chunk's running sum (ROWS_ADD). */
+  __local real csum[MWG * NWG];
+#endif
   const int z = (int)get_group_id(2);
   GEMM_PRODUCT(z);
   A += a_offset + (long)k_begin * a_ks;
@@ -306,75 +384,90 @@ void gemm_rows(GEMM_ARGUMENTS) {
    * N's and M's shares of the NDRange's dimensions (the host's, rows_grid),
    * the columns whole tiles, the rows whole blocks of MB, so that a tile of
    * B, transposed, serves a few hundred rows. */
-  int row0, row_end, col0, col_end;
+  int share_row0, share_row_end, share_col0, share_col_end;
   if (b_trans) {
     const int stripes = (int)get_num_groups(0), groups = (int)get_num_groups(1);
     const int cols = ((N + stripes - 1) / stripes + TW - 1) / TW * TW;
     const int rows = ((M + groups - 1) / groups + MB - 1) / MB * MB;
-    row0 = (int)get_group_id(1) * rows, row_end = min(row0 + rows, M);
-    col0 = (int)get_group_id(0) * cols, col_end = min(col0 + cols, N);
+    share_row0 = (int)get_group_id(1) * rows, share_row_end = min(share_row0 + rows, M);
+    share_col0 = (int)get_group_id(0) * cols, share_col_end = min(share_col0 + cols, N);
   } else {
-    row0 = (int)get_group_id(1) * MWG, row_end = min(row0 + MWG, M);
-    col0 = (int)get_group_id(0) * NWG, col_end = min(col0 + NWG, N);
+    share_row0 = (int)get_group_id(1) * MWG, share_row_end = min(share_row0 + MWG, M);
+    share_col0 = (int)get_group_id(0) * NWG, share_col_end = min(share_col0 + NWG, N);
   }
-  if (row0 >= M || col0 >= N) return;
+  if (share_row0 >= M || share_col0 >= N) return;
 
   /* K = 0 (or alpha 0): C = beta * C, an element at a time. */
   if (K == 0) {
-    for (int row = row0; row < row_end; ++row) {
-      for (int col = col0; col < col_end; ++col) {
+    for (int row = share_row0; row < share_row_end; ++row) {
+      for (int col = share_col0; col < share_col_end; ++col) {
         __global storage* c = C + (long)row * ldc + col;
-        *c = beta != (real)0 ? beta * *c : (real)0;
+        GSTORE(1, beta != (real)0 ? beta * GLOAD(1, c) : (real)0, c);
       }
     }
     return;
   }
-  /* The stripe's columns up to col_quarters in ROWS_STRIPE's blocks (NV
-   * vectors, then one vector, a half and a quarter of one), then the
-   * columns after them one at a time (at 4 x 1465 x 244 the last stripe's
-   * 441 columns left 57 to that loop with blocks of 4 vectors alone). */
-  const int col_quarters = col_end - (col_end - col0) % VQ;
-  for (int k0 = 0; k0 < K; k0 += KWG) {
-    const int k1 = min(k0 + KWG, K);
-    const int first = k0 == 0;
-    if (b_trans) {
-      /* A^T, if so, in place: a copy a tile's width of columns would have
-       * to serve took 1.18 times the time at 256^3 (Intel's CPU runtime,
-       * 2 Xeon cores, 2026-12-07). */
-      for (int cb = col0; cb < col_quarters; cb += TW) {
-        const int ce = min(cb + TW, col_quarters);
-        fill_tile(tile, B, b_cs, cb, ce - cb, k0, k1);
-        ROWS_STRIPE(row0, row_end, cb, ce, __global, A + row * a_rs + k0 * a_ks, a_rs, a_ks,
-                    __local, tile + (col - cb), TW)
+  /* The share in one chunk, or in half precision in chunks as large as
+   * csum: MWG x NWG (the share itself where B is not transposed), with op(B)
+   * = B^T a tile wide and as many rows as fit, so that each transposed tile
+   * serves them all (in chunks of 16 x 512, 512^3 with B^T ran at 0.79 of
+   * 32 x 256's speed, Intel's CPU runtime, 2 Xeon cores, 2026-12-07). */
+  const int chunk_rows = !RUNNING ? share_row_end - share_row0 : b_trans ? MWG * NWG / TW : MWG;
+  const int chunk_cols = !RUNNING ? share_col_end - share_col0 : b_trans ? TW : NWG;
+  for (int row0 = share_row0; row0 < share_row_end; row0 += chunk_rows) {
+    for (int col0 = share_col0; col0 < share_col_end; col0 += chunk_cols) {
+      const int row_end = min(row0 + chunk_rows, share_row_end);
+      const int col_end = min(col0 + chunk_cols, share_col_end);
+      /* The chunk's columns up to col_quarters in ROWS_STRIPE's blocks (NV
+       * vectors, then one vector, a half and a quarter of one), then the
+       * columns after them one at a time (at 4 x 1465 x 244 the last
+       * stripe's 441 columns left 57 to that loop with blocks of 4 vectors
+       * alone). */
+      const int col_quarters = col_end - (col_end - col0) % VQ;
+      for (int k0 = 0; k0 < K; k0 += KWG) {
+        const int k1 = min(k0 + KWG, K);
+        const int first = k0 == 0, last = k1 == K;
+        if (b_trans) {
+          /* A^T, if so, in place: a copy a tile's width of columns would
+           * have to serve took 1.18 times the time at 256^3 (Intel's CPU
+           * runtime, 2 Xeon cores, 2026-12-07). */
+          for (int cb = col0; cb < col_quarters; cb += TW) {
+            const int ce = min(cb + TW, col_quarters);
+            fill_tile(tile, B, b_cs, cb, ce - cb, k0, k1);
+            ROWS_STRIPE(row0, row_end, cb, ce, glob, A + row * a_rs + k0 * a_ks, a_rs, a_ks,
+                        loc, tile + (col - cb), TW)
+          }
+          if (a_trans) ROWS_TAIL(row0, row_end, glob, A + row * a_rs + k0 * a_ks, a_rs, a_ks)
+        } else if ((a_trans || RUNNING) && col_end - col0 >= TW) {
+          for (int rc = row0; rc < row_end; rc += AC) {
+            const int rc_end = min(rc + AC, row_end);
+            copy_a(a_tile, A, a_rs, a_ks, rc, rc_end - rc, k0, k1);
+            ROWS_STRIPE(rc, rc_end, col0, col_quarters, loc, a_tile + (row - rc), 1, AC, glob,
+                        B + k0 * b_rs + col, b_rs)
+            if (a_trans) ROWS_TAIL(rc, rc_end, loc, a_tile + (row - rc), 1, AC)
+          }
+        } else {
+          /* (A^T in place too where the stripe is narrower than a tile:
+           * copied for 8 columns, row TN took 1.8 times NN's time at 2000 x
+           * 8 x 1000, in place 1.3.) */
+          ROWS_STRIPE(row0, row_end, col0, col_quarters, glob, A + row * a_rs + k0 * a_ks, a_rs,
+                      a_ks, glob, B + k0 * b_rs + col, b_rs)
+          if (a_trans) ROWS_TAIL(row0, row_end, glob, A + row * a_rs + k0 * a_ks, a_rs, a_ks)
+        }
       }
-      if (a_trans) ROWS_TAIL(row0, row_end, __global, A + row * a_rs + k0 * a_ks, a_rs, a_ks)
-    } else if (a_trans && col_end - col0 >= TW) {
-      for (int rc = row0; rc < row_end; rc += AC) {
-        const int rc_end = min(rc + AC, row_end);
-        copy_a(a_tile, A, a_ks, rc, rc_end - rc, k0, k1);
-        ROWS_STRIPE(rc, rc_end, col0, col_quarters, __local, a_tile + (row - rc), 1, AC,
-                    __global, B + k0 * b_rs + col, b_rs)
-        ROWS_TAIL(rc, rc_end, __local, a_tile + (row - rc), 1, AC)
+      /* The last columns (fewer than VQ) an element at a time, each over
+       * all of K: where A's rows lie along K, as dot products of VW elements
+       * a step (a sum of one element a step waits on the last multiply-add:
+       * 8000 x 1 x 1000 ran at 3.5 GFLOP/s so on Intel's CPU runtime, 2
+       * Xeon cores), R rows at a time, so that a step's vector of B,
+       * gathered down its column where that is not contiguous, serves R
+       * rows. */
+      const int tail = col_end - col_quarters;
+      if (tail > 0 && !a_trans) {
+        int row = row0;
+        for (; row + MB <= row_end; row += MB) ROWS_DOTS(MB)
+        for (; row < row_end; ++row) ROWS_DOTS(1)
       }
-    } else {
-      /* (A^T in place too where the stripe is narrower than a tile: copied
-       * for 8 columns, row TN took 1.8 times NN's time at 2000 x 8 x 1000,
-       * in place 1.3.) */
-      ROWS_STRIPE(row0, row_end, col0, col_quarters, __global, A + row * a_rs + k0 * a_ks, a_rs,
-                  a_ks, __global, B + k0 * b_rs + col, b_rs)
-      if (a_trans) ROWS_TAIL(row0, row_end, __global, A + row * a_rs + k0 * a_ks, a_rs, a_ks)
     }
-  }
-  /* The last columns (fewer than VQ) an element at a time, each over all of
-   * K: where A's rows lie along K, as dot products of VW elements a step
-   * (a sum of one element a step waits on the last multiply-add: 8000 x 1 x
-   * 1000 ran at 3.5 GFLOP/s so on Intel's CPU runtime, 2 Xeon cores), R
-   * rows at a time, so that a step's vector of B, gathered down its column
-   * where that is not contiguous, serves R rows. */
-  const int tail = col_end - col_quarters;
-  if (tail > 0 && !a_trans) {
-    int row = row0;
-    for (; row + MB <= row_end; row += MB) ROWS_DOTS(MB)
-    for (; row < row_end; ++row) ROWS_DOTS(1)
   }
 }

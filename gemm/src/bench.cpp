@@ -239,11 +239,9 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
   const Family& lanes = gemm_lanes_family(f.bits);
   const Forced lanes_forced =
       to_force(plan(lanes.manifest(), caps, {}, lanes.description().ranking));
-  Forced rows_forced;
-  if (GemmHasRowsFamily(f.bits)) {
-    const Family& rows = gemm_rows_family(f.bits);
-    rows_forced = to_force(plan(rows.manifest(), caps, {}, rows.description().ranking));
-  }
+  const Family& rows = gemm_rows_family(f.bits);
+  const Forced rows_forced =
+      to_force(plan(rows.manifest(), caps, {}, rows.description().ranking));
   std::mt19937 rng(std::random_device{}());
   for (const BenchShape& shape : shapes) {
     check_problem_fits(caps, shape.m * f.batch, shape.n, shape.k, "fatcl bench");
@@ -685,8 +683,8 @@ std::vector<TuningEntry> gemm_tuning_entries(const GemmForm& form, const GemmBen
   }
   std::stable_sort(ran.begin(), ran.end(),
                    [](const GemmBenchEntry* a, const GemmBenchEntry* b) { return a->gflops > b->gflops; });
-  std::vector<const Family*> families{&gemm_family(form.bits)};
-  if (GemmHasRowsFamily(form.bits)) families.push_back(&gemm_rows_family(form.bits));
+  const std::vector<const Family*> families{&gemm_family(form.bits),
+                                            &gemm_rows_family(form.bits)};
   std::vector<TuningEntry> out;
   for (const Family* family : families) {
     TuningEntry entry =

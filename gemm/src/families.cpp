@@ -20,6 +20,7 @@
 #include "hgemm_blocked.hpp"
 #include "hgemm_lanes.hpp"
 #include "hgemm_naive.hpp"
+#include "hgemm_rows.hpp"
 #include "launch.hpp"
 #include "sgemm_blocked.hpp"
 #include "sgemm_lanes.hpp"
@@ -315,11 +316,8 @@ const Family& gemm_lanes_family(int bits) {
 const Family& gemm_rows_family(int bits) {
   static const Family s = detail::make_rows_family(kernels::sgemm_rows(), 32);
   static const Family d = detail::make_rows_family(kernels::dgemm_rows(), 64);
-  if (!GemmHasRowsFamily(bits)) {
-    throw Error("gemm_rows_family: no family for " + std::to_string(bits) +
-                "-bit elements (32 or 64)");
-  }
-  return of_bits(bits, d, s, d, "gemm_rows_family");
+  static const Family h = detail::make_rows_family(kernels::hgemm_rows(), 16);
+  return of_bits(bits, h, s, d, "gemm_rows_family");
 }
 
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
@@ -345,8 +343,12 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // columns); row TN, column-major NN and double precision at 5 or 6
   // shapes each at 1.06 to 2.84 (2 Xeon cores, 2026-12-06). At K 2048
   // they were behind at 20 to 56 and at 96 columns (0.70 to 0.95), level
-  // or ahead from 64 (0.87 to 1.45); 1024^3 0.91 to 1.08.
-  const bool medium_k = n * std::size_t(bits / 8) >= kGemmRowsLeastRowBytes && k < kGemmRowsMostK;
+  // or ahead from 64 (0.87 to 1.45); 1024^3 0.91 to 1.08. In half
+  // precision over any K: at 1024^3 and 2048^3 the rows points ran 252 and
+  // 236 GFLOP/s, the blocked family's 135 and 134 (Intel's CPU runtime, 2
+  // Xeon cores, 2026-12-07).
+  const bool medium_k = n * std::size_t(bits / 8) >= kGemmRowsLeastRowBytes &&
+                        (k < kGemmRowsMostK || bits == 16);
   // op(B) = B^T there too, and with op(A) = A^T: the kernel transposes B^T
   // a tile at a time and reads A^T in place (copied a block at a time where
   // B is not transposed). Row NT, TN and TT took 1.55, 1.07 and 1.34 times
@@ -359,7 +361,8 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // the blocked points, 1.12, 1.04 and 1.06 here; TT there runs faster as
   // its transpose (0.47-0.69 against 1.12-1.30 here).
   const bool b_trans_fits = medium_k || (few_columns && !a_trans);
-  if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || !GemmHasRowsFamily(bits) ||
+  const bool a_precision = bits == 16 || bits == 32 || bits == 64;
+  if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || !a_precision ||
       (b_trans && !b_trans_fits) || m == 0 || n == 0 || !(few_rows || few_columns || medium_k) ||
       k == 0 || has_driver_quirk(caps, "loop-limit-65536")) {
     return false;
@@ -374,17 +377,15 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
     const Variant& first = gemm_rows_family(b).manifest().variants.front();
     return Stripe{std::size_t(first.param("NWG")), std::size_t(first.param("MWG"))};
   };
-  static const Stripe of32 = stripe_of(32), of64 = stripe_of(64);
-  const Stripe& s = bits == 64 ? of64 : of32;
+  static const Stripe of16 = stripe_of(16), of32 = stripe_of(32), of64 = stripe_of(64);
+  const Stripe& s = bits == 64 ? of64 : bits == 32 ? of32 : of16;
   const std::size_t items = (n + s.columns - 1) / s.columns * ((m + s.rows - 1) / s.rows) * batch;
   return items >= std::max<std::size_t>(1, caps.compute_units);
 }
 
 std::vector<const Family*> gemm_families(int bits) {
-  std::vector<const Family*> out{&gemm_family(bits), &gemm_naive_family(bits),
-                                 &gemm_lanes_family(bits)};
-  if (GemmHasRowsFamily(bits)) out.push_back(&gemm_rows_family(bits));
-  return out;
+  return {&gemm_family(bits), &gemm_naive_family(bits), &gemm_lanes_family(bits),
+          &gemm_rows_family(bits)};
 }
 
 std::size_t GemmKParts(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,

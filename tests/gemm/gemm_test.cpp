@@ -119,6 +119,10 @@ const char* name(Transpose t) {
   return t == Transpose::kNo ? "N" : t == Transpose::kYes ? "T" : "C";
 }
 const char* precision(int bits) { return bits == 64 ? "double" : bits == 32 ? "single" : "half"; }
+// The names of the rows family's points for `bits`-bit elements.
+std::string rows_point(int bits) {
+  return std::string(bits == 64 ? "d" : bits == 32 ? "s" : "h") + "gemm_rows_";
+}
 
 enum class Kind { Single, Batched, Strided };
 
@@ -1125,12 +1129,11 @@ TEST(Gemm, TheRowsFamilyComputesEveryForm) {
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
   if (has_driver_quirk(caps, "loop-limit-65536")) {
     for (int bits : precisions()) {
-      if (GemmHasRowsFamily(bits)) EXPECT_FALSE(GemmRowsFit(caps, bits, 20, 1100, 40, 1, false));
+      EXPECT_FALSE(GemmRowsFit(caps, bits, 20, 1100, 40, 1, false));
     }
     return;
   }
   for (int bits : precisions()) {
-    if (!GemmHasRowsFamily(bits)) continue;  // half precision keeps the blocked family
     // A point that differs from the first in its stripe alone (the same
     // code over other bounds) takes one form on the slow runtimes (the two
     // such points' every other form added 50 s to Oclgrind's, 2026-12-06).
@@ -1198,22 +1201,22 @@ TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
   EXPECT_FALSE(GemmRowsFit(caps, 32, 20, kGemmRowsLeastColumns - 1, kGemmRowsMostK, 1, false));
   // (op(B) = B^T too: a K of 40 is a medium one, kGemmRowsMostK.)
   EXPECT_EQ(GemmRowsFit(caps, 32, 20, n, 40, 1, true), fits);
-  EXPECT_FALSE(GemmRowsFit(caps, 16, 20, n, 40, 1, false));
   // Too few stripes for the units: one stripe, more than one unit.
   if (caps.compute_units > 1) EXPECT_FALSE(GemmRowsFit(caps, 32, 20, 300, 40, 1, false));
   std::mt19937 rng(std::random_device{}());
   for (int bits : precisions()) {
-    if (!GemmHasRowsFamily(bits)) continue;
     SCOPED_TRACE(precision(bits));
     Form f;
     f.m = 20, f.n = n, f.k = slow() ? 8 : 40, f.alpha = 1.5, f.beta = 0.5;
     EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
-    const std::string rows_point = std::string(bits == 32 ? "s" : "d") + "gemm_rows_";
-    EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits) << GemmLastCall();
+    // (Half precision's stripes are 256 columns wide: its own rule's count.)
+    EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0,
+              bits == 16 ? GemmRowsFit(caps, bits, 20, n, 40, 1, false) : fits)
+        << GemmLastCall();
     f.m = slow() ? kGemmRowsMostRows + 1 : 100, f.n = 24, f.k = 200;
     EXPECT_FALSE(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false));
     EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
-    EXPECT_NE(GemmLastCall().rfind(rows_point, 0), 0u) << GemmLastCall();
+    EXPECT_NE(GemmLastCall().rfind(rows_point(bits), 0), 0u) << GemmLastCall();
   }
 }
 
@@ -1234,9 +1237,7 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
   const std::size_t m = slow() ? 130 : 300, k = slow() ? 21 : 70;
   std::mt19937 rng(std::random_device{}());
   for (int bits : precisions()) {
-    if (!GemmHasRowsFamily(bits)) continue;
     SCOPED_TRACE(precision(bits));
-    const std::string rows_point = std::string(bits == 32 ? "s" : "d") + "gemm_rows_";
     for (std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(13)}) {
       for (int form = 0; form < 4; ++form) {
         if (slow() && form != int(n % 4)) continue;
@@ -1248,7 +1249,7 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
         f.least_ld = n == 1;
         EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
         const bool fits = GemmRowsFit(caps, bits, m, n, k, 1, form == 3);
-        EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits)
+        EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, fits)
             << f.describe(bits) << ": " << GemmLastCall();
         // Row TN runs as its transpose where that has a few rows the rows
         // family takes (A then read along its rows, not down A^T's columns).
@@ -1274,11 +1275,12 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
 }
 
 // A product whose rows are kGemmRowsLeastRowBytes or more (64 floats, 32
-// doubles) over a K below kGemmRowsMostK runs on the rows family too, any
-// rows, where GemmRowsFit holds, in every form (B^T transposed a tile at a
-// time, the work-item a share of C: shares of rows, stripes of whole tiles,
-// their edges ragged here); narrower rows over a K above kGemmRowsShortK,
-// or a K of kGemmRowsMostK, on the blocked family.
+// doubles, 128 halves) over a K below kGemmRowsMostK (any K in half
+// precision) runs on the rows family too, any rows, where GemmRowsFit
+// holds, in every form (B^T transposed a tile at a time, the work-item a
+// share of C: shares of rows, stripes of whole tiles, their edges ragged
+// here); narrower rows over a K above kGemmRowsShortK, or a K of
+// kGemmRowsMostK in single and double precision, on the blocked family.
 TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
@@ -1286,20 +1288,31 @@ TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
                    !has_driver_quirk(caps, "loop-limit-65536");
   std::mt19937 rng(std::random_device{}());
   for (int bits : precisions()) {
-    if (!GemmHasRowsFamily(bits)) continue;
     SCOPED_TRACE(precision(bits));
     const std::size_t least = kGemmRowsLeastRowBytes / std::size_t(bits / 8);
+    // (640 rows are 10 work-items of 64 rows, 20 of 32 in half precision.)
+    const std::size_t items = bits == 16 ? 20 : 10;
     EXPECT_EQ(GemmRowsFit(caps, bits, 640, least, kGemmRowsMostK - 1, 1, false),
-              cpu && caps.compute_units <= 10);
+              cpu && caps.compute_units <= items);
     EXPECT_FALSE(GemmRowsFit(caps, bits, 640, least - 1, kGemmRowsShortK + 1, 1, false));
-    EXPECT_FALSE(GemmRowsFit(caps, bits, 640, 4 * least, kGemmRowsMostK, 1, false));
-    const std::string rows_point = std::string(bits == 32 ? "s" : "d") + "gemm_rows_";
+    EXPECT_EQ(GemmRowsFit(caps, bits, 640, 4 * least, kGemmRowsMostK, 1, false),
+              bits == 16 && cpu && caps.compute_units <= 2 * items);
+    if (bits == 16) {
+      // Half precision over a K past kGemmRowsMostK: its running sum in
+      // float over 33 blocks of K, C written once.
+      Form f;
+      f.m = 70, f.n = least + 6, f.k = kGemmRowsMostK + 30, f.alpha = 1.5, f.beta = 0.5;
+      EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
+      EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0,
+                GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false))
+          << f.describe(bits) << ": " << GemmLastCall();
+    }
     for (const std::size_t n : {least + 6, least / 2 + 3}) {
       Form f;
       f.m = 70, f.n = n, f.k = kGemmRowsShortK + 22, f.alpha = 1.5, f.beta = 0.5;
       EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
       const bool fits = GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false);
-      EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits)
+      EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, fits)
           << f.describe(bits) << ": " << GemmLastCall();
     }
     EXPECT_FALSE(GemmRowsFit(caps, bits, 70, least / 2 + 3, kGemmRowsShortK + 22, 1, false));
@@ -1326,7 +1339,7 @@ TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
       // (Column-major, the product runs turned around: op(B)^T op(A)^T.)
       EXPECT_EQ(GemmRowsFit(caps, bits, rows, cols, k, 1, form & 4 ? ta : tb, form & 4 ? tb : ta),
                 fits);
-      EXPECT_EQ(GemmLastCall().rfind(rows_point, 0) == 0, fits) << f.describe(bits) << ": "
+      EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, fits) << f.describe(bits) << ": "
                                                                   << GemmLastCall();
       if (fits) EXPECT_EQ(GemmLastCall().find("packed"), std::string::npos) << GemmLastCall();
     }

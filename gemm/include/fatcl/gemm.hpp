@@ -195,31 +195,30 @@ const Family& gemm_lanes_family(int bits);
 // most 32, as the entry points key their choices).
 bool GemmLanesFit(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
                   std::size_t batch);
-// Thin products on CPUs (sgemm_rows, dgemm_rows: a work-item all of C's
-// rows over a stripe of columns, K in blocks on the outside, so that B is
-// read along its rows; the blocked kernel's arguments, every form). The
-// entry points run a product on it where GemmRowsFit holds (as the product
-// runs, after a column-major call is turned around or a product taken as
-// its transpose); OverrideVariant forces its points. Throws fatcl::Error
-// for bits GemmHasRowsFamily does not hold for.
+// Thin products on CPUs (hgemm_rows, sgemm_rows, dgemm_rows: a work-item
+// all of C's rows over a stripe of columns, K in blocks on the outside, so
+// that B is read along its rows; the blocked kernel's arguments, every
+// form). The entry points run a product on it where GemmRowsFit holds (as
+// the product runs, after a column-major call is turned around or a
+// product taken as its transpose); OverrideVariant forces its points.
+// Half precision keeps a chunk's running sum in float (MWG x NWG of it in
+// local memory), C written once. Throws fatcl::Error for other bits.
 const Family& gemm_rows_family(int bits);
-// Whether there is a rows family for `bits`-bit elements: for 32 and 64;
-// half precision keeps the blocked family for thin products.
-inline constexpr bool GemmHasRowsFamily(int bits) { return bits == 32 || bits == 64; }
 // The most rows, and the fewest columns, of a few-rows product the entry
 // points run on gemm_rows_family; a product of fewer columns than
 // kGemmRowsFewColumns, or of up to kGemmRowsShortKColumns with K up to
 // kGemmRowsShortK, or of rows of kGemmRowsLeastRowBytes or more (64 floats,
-// 32 doubles) with K below kGemmRowsMostK, runs there whatever its rows.
+// 32 doubles) with K below kGemmRowsMostK (128 halves, any K), runs there
+// whatever its rows.
 inline constexpr std::size_t kGemmRowsMostRows = 64, kGemmRowsLeastColumns = 256,
                              kGemmRowsFewColumns = 16, kGemmRowsShortKColumns = 64,
                              kGemmRowsShortK = 128, kGemmRowsLeastRowBytes = 256,
                              kGemmRowsMostK = 1024;
 // Where gemm_rows_family is meant for: a CPU device without a loop limit
-// (the driver quirk loop-limit-65536), single or double precision, `batch`
-// products of 1 to kGemmRowsMostRows rows and kGemmRowsLeastColumns columns
-// or more, of a few columns, or of wide enough rows over a K below
-// kGemmRowsMostK (above), with op(B) = B as they run (the last kind in
+// (the driver quirk loop-limit-65536), half, single or double precision,
+// `batch` products of 1 to kGemmRowsMostRows rows and kGemmRowsLeastColumns
+// columns or more, of a few columns, or of wide enough rows over a K below
+// kGemmRowsMostK (any K in half precision; above), with op(B) = B as they run (the last kind in
 // every form, a product of a few columns also with op(B) = B^T where op(A)
 // = A: the kernel transposes B^T a tile at a time), K > 0, whose stripes of
 // columns and blocks of rows (a work-item each) are at least the compute
@@ -227,9 +226,9 @@ inline constexpr std::size_t kGemmRowsMostRows = 64, kGemmRowsLeastColumns = 256
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
                  std::size_t batch, bool b_trans, bool a_trans = false);
 // The families above for `bits`-bit elements, in that order: the blocked
-// one, the reference path's, the lanes one, the rows one (GemmHasRowsFamily)
-// (what OverrideVariant looks a name up in, and what fatcl validate
-// --bundled predicts).
+// one, the reference path's, the lanes one, the rows one (what
+// OverrideVariant looks a name up in, and what fatcl validate --bundled
+// predicts).
 std::vector<const Family*> gemm_families(int bits);
 
 // Forces the variant (one of gemm_family(bits)'s, gemm_naive_family(bits)'s
