@@ -343,12 +343,8 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // columns); row TN, column-major NN and double precision at 5 or 6
   // shapes each at 1.06 to 2.84 (2 Xeon cores, 2026-12-06). At K 2048
   // they were behind at 20 to 56 and at 96 columns (0.70 to 0.95), level
-  // or ahead from 64 (0.87 to 1.45); 1024^3 0.91 to 1.08. In half
-  // precision over any K: at 1024^3 and 2048^3 the rows points ran 252 and
-  // 236 GFLOP/s, the blocked family's 135 and 134 (Intel's CPU runtime, 2
-  // Xeon cores, 2026-12-07).
-  const bool medium_k = n * std::size_t(bits / 8) >= kGemmRowsLeastRowBytes &&
-                        (k < kGemmRowsMostK || bits == 16);
+  // or ahead from 64 (0.87 to 1.45); 1024^3 0.91 to 1.08.
+  const bool medium_k = n * std::size_t(bits / 8) >= kGemmRowsLeastRowBytes && k < kGemmRowsMostK;
   // op(B) = B^T there too, and with op(A) = A^T: the kernel transposes B^T
   // a tile at a time and reads A^T in place (copied a block at a time where
   // B is not transposed). Row NT, TN and TT took 1.55, 1.07 and 1.34 times
@@ -360,13 +356,28 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // x 500 and 1000 x 4 x 3000 took 10.6, 5.8 and 11.0 times NN's time on
   // the blocked points, 1.12, 1.04 and 1.06 here; TT there runs faster as
   // its transpose (0.47-0.69 against 1.12-1.30 here).
-  const bool b_trans_fits = medium_k || (few_columns && !a_trans);
+  // In half precision, B^T with op(A) = A at any width, and with op(A) = A^T
+  // over a tile's width (4 vectors of 16) or more where the columns are not
+  // a few (TT of a few columns runs faster as its transpose here too).
+  const bool half_b_trans = bits == 16 && (!a_trans || (n >= 64 && !few_columns));
+  const bool b_trans_fits = medium_k || (few_columns && !a_trans) || half_b_trans;
   const bool a_precision = bits == 16 || bits == 32 || bits == 64;
-  if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || !a_precision ||
-      (b_trans && !b_trans_fits) || m == 0 || n == 0 || !(few_rows || few_columns || medium_k) ||
-      k == 0 || has_driver_quirk(caps, "loop-limit-65536")) {
+  if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || !a_precision || m == 0 ||
+      n == 0 || k == 0 || has_driver_quirk(caps, "loop-limit-65536") ||
+      (b_trans && !b_trans_fits)) {
     return false;
   }
+  // Half precision at every other shape, however few its work-items: at
+  // 1024^3 and 2048^3 the rows points ran 252 and 236 GFLOP/s, the blocked
+  // family's 135 and 134; at 28 shapes no entry names (1 to 2038 a side,
+  // row NN) 1.04 to 33 times the blocked family's fastest (geometric mean
+  // 3.5), 17 x 206 x 1015 on one work-item 111 against 62; through the entry
+  // points, 96 shapes and forms took 0.78 of the time they took with the
+  // rules above, the slowest 2048 x 32 x 2048 row NN (1.11 times: 125-127
+  // GFLOP/s where the blocked points ran 140-146; Intel's CPU runtime, 2
+  // Xeon cores, 2026-12-07).
+  if (bits == 16) return true;
+  if (!(few_rows || few_columns || medium_k)) return false;
   // A work-item a stripe of columns (and rows, and product): fewer than the
   // compute units would leave some idle, where the blocked family's tiles
   // would not. The first point's stripe, read once (this runs every call).

@@ -1184,17 +1184,18 @@ TEST(Gemm, AShapeRunsItsOwnChoiceAfterAnotherOfItsSizeClass) {
 // A thin product on a CPU device runs on the rows family by itself (where
 // GemmRowsFit holds: no loop limit, a stripe of columns for each compute
 // unit), and one of more rows and 24 columns over a K of 200, which no rule
-// of GemmRowsFit takes, on the blocked family.
+// of GemmRowsFit takes in single and double precision, on the blocked
+// family (half precision takes the rows family at every shape).
 TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
   // (The slow runtimes one stripe: Oclgrind's checked run of 1100 columns
   // on the blocked family took 23 s.)
   const std::size_t n = slow() ? 300 : 1100, stripes = slow() ? 1 : 3;  // of 512 columns
+  const bool cpu = (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() &&
+                   !has_driver_quirk(caps, "loop-limit-65536");
   const bool fits = GemmRowsFit(caps, 32, 20, n, 40, 1, false);
-  EXPECT_EQ(fits, (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() &&
-                      !has_driver_quirk(caps, "loop-limit-65536") &&
-                      caps.compute_units <= stripes);
+  EXPECT_EQ(fits, cpu && caps.compute_units <= stripes);
   // More rows, or fewer columns, over a K the rows family takes for any
   // rows no longer (kGemmRowsMostK).
   EXPECT_FALSE(GemmRowsFit(caps, 32, kGemmRowsMostRows + 1, n, kGemmRowsMostK, 1, false));
@@ -1210,13 +1211,13 @@ TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
     f.m = 20, f.n = n, f.k = slow() ? 8 : 40, f.alpha = 1.5, f.beta = 0.5;
     EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
     // (Half precision's stripes are 256 columns wide: its own rule's count.)
-    EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0,
-              bits == 16 ? GemmRowsFit(caps, bits, 20, n, 40, 1, false) : fits)
+    EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, bits == 16 ? cpu : fits)
         << GemmLastCall();
     f.m = slow() ? kGemmRowsMostRows + 1 : 100, f.n = 24, f.k = 200;
-    EXPECT_FALSE(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false));
+    EXPECT_EQ(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false), bits == 16 && cpu);
     EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
-    EXPECT_NE(GemmLastCall().rfind(rows_point(bits), 0), 0u) << GemmLastCall();
+    EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, bits == 16 && cpu)
+        << GemmLastCall();
   }
 }
 
@@ -1280,7 +1281,8 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
 // holds, in every form (B^T transposed a tile at a time, the work-item a
 // share of C: shares of rows, stripes of whole tiles, their edges ragged
 // here); narrower rows over a K above kGemmRowsShortK, or a K of
-// kGemmRowsMostK in single and double precision, on the blocked family.
+// kGemmRowsMostK, on the blocked family (half precision takes the rows
+// family at every shape).
 TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
@@ -1290,14 +1292,13 @@ TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
   for (int bits : precisions()) {
     SCOPED_TRACE(precision(bits));
     const std::size_t least = kGemmRowsLeastRowBytes / std::size_t(bits / 8);
-    // (640 rows are 10 work-items of 64 rows, 20 of 32 in half precision.)
-    const std::size_t items = bits == 16 ? 20 : 10;
+    // (640 rows are 10 work-items of 64 rows.)
+    const bool half = bits == 16;
     EXPECT_EQ(GemmRowsFit(caps, bits, 640, least, kGemmRowsMostK - 1, 1, false),
-              cpu && caps.compute_units <= items);
-    EXPECT_FALSE(GemmRowsFit(caps, bits, 640, least - 1, kGemmRowsShortK + 1, 1, false));
-    EXPECT_EQ(GemmRowsFit(caps, bits, 640, 4 * least, kGemmRowsMostK, 1, false),
-              bits == 16 && cpu && caps.compute_units <= 2 * items);
-    if (bits == 16) {
+              cpu && (half || caps.compute_units <= 10));
+    EXPECT_EQ(GemmRowsFit(caps, bits, 640, least - 1, kGemmRowsShortK + 1, 1, false), half && cpu);
+    EXPECT_EQ(GemmRowsFit(caps, bits, 640, 4 * least, kGemmRowsMostK, 1, false), half && cpu);
+    if (half) {
       // Half precision over a K past kGemmRowsMostK: its running sum in
       // float over 33 blocks of K, C written once.
       Form f;
@@ -1315,7 +1316,8 @@ TEST(Gemm, ProductsOverAMediumKOnCpusRunOnTheRowsFamily) {
       EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, fits)
           << f.describe(bits) << ": " << GemmLastCall();
     }
-    EXPECT_FALSE(GemmRowsFit(caps, bits, 70, least / 2 + 3, kGemmRowsShortK + 22, 1, false));
+    EXPECT_EQ(GemmRowsFit(caps, bits, 70, least / 2 + 3, kGemmRowsShortK + 22, 1, false),
+              half && cpu);
     // op(B) = B^T and op(A) = A^T, alone and together, both layouts: rows
     // in three shares of the rows (two of 184, one of 181 on 2 units), a
     // stripe of two tiles and one of a tile, a quarter vector and a column
