@@ -357,9 +357,11 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // the blocked points, 1.12, 1.04 and 1.06 here; TT there runs faster as
   // its transpose (0.47-0.69 against 1.12-1.30 here).
   // In half precision, B^T with op(A) = A at any width, and with op(A) = A^T
-  // over a tile's width (4 vectors of 16) or more where the columns are not
-  // a few (TT of a few columns runs faster as its transpose here too).
-  const bool half_b_trans = bits == 16 && (!a_trans || (n >= 64 && !few_columns));
+  // over the first point's tile width (64) or more where the columns are
+  // not a few (TT of a few columns runs faster as its transpose here too).
+  static const std::size_t half_tile =
+      detail::rows_tile_width(gemm_rows_family(16).manifest().variants.front(), 16);
+  const bool half_b_trans = bits == 16 && (!a_trans || (n >= half_tile && !few_columns));
   const bool b_trans_fits = medium_k || (few_columns && !a_trans) || half_b_trans;
   const bool a_precision = bits == 16 || bits == 32 || bits == 64;
   if ((caps.device_type & CL_DEVICE_TYPE_CPU) == 0 || caps.is_gpu() || !a_precision || m == 0 ||
@@ -388,8 +390,8 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
     const Variant& first = gemm_rows_family(b).manifest().variants.front();
     return Stripe{std::size_t(first.param("NWG")), std::size_t(first.param("MWG"))};
   };
-  static const Stripe of16 = stripe_of(16), of32 = stripe_of(32), of64 = stripe_of(64);
-  const Stripe& s = bits == 64 ? of64 : bits == 32 ? of32 : of16;
+  static const Stripe of32 = stripe_of(32), of64 = stripe_of(64);
+  const Stripe& s = bits == 64 ? of64 : of32;
   const std::size_t items = (n + s.columns - 1) / s.columns * ((m + s.rows - 1) / s.rows) * batch;
   return items >= std::max<std::size_t>(1, caps.compute_units);
 }

@@ -782,11 +782,12 @@ StatusCode run(Request r) {
     // transposes (column-major NT) 0.83 and 0.48 (Intel's CPU runtime, 2
     // Xeon cores, 2026-12-07).
     // In half precision, where the family takes products of any width, so
-    // does every product narrower than a tile (64 columns): row TN at 2048
-    // x 32 x 2048 took 1.27 times NN's time in place, 0.52 as its transpose
-    // (Intel's CPU runtime, 2 Xeon cores, 2026-12-07).
-    const std::size_t narrow = r.bits == 16 ? 64 : kGemmRowsFewColumns;
-    if (point.kernel == "gemm_rows" && a_trans && !b_trans && r.n < narrow) {
+    // does every product narrower than the point's tile (64 columns): row
+    // TN at 2048 x 32 x 2048 took 1.27 times NN's time in place, 0.52 as
+    // its transpose (Intel's CPU runtime, 2 Xeon cores, 2026-12-07).
+    if (point.kernel == "gemm_rows" && a_trans && !b_trans &&
+        r.n < (r.bits == 16 ? detail::rows_tile_width(point.variant, r.bits)
+                            : kGemmRowsFewColumns)) {
       as_transpose = GemmRowsFit(facts.caps, r.bits, r.n, r.m, k_used, 1, false, true);
     } else if (passes.pack_a || passes.pack_b) {
       const Planned t_point =

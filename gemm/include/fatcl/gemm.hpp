@@ -208,8 +208,8 @@ const Family& gemm_rows_family(int bits);
 // points run on gemm_rows_family; a product of fewer columns than
 // kGemmRowsFewColumns, or of up to kGemmRowsShortKColumns with K up to
 // kGemmRowsShortK, or of rows of kGemmRowsLeastRowBytes or more (64 floats,
-// 32 doubles) with K below kGemmRowsMostK (128 halves, any K), runs there
-// whatever its rows.
+// 32 doubles) with K below kGemmRowsMostK, runs there whatever its rows; in
+// half precision every product does (GemmRowsFit).
 inline constexpr std::size_t kGemmRowsMostRows = 64, kGemmRowsLeastColumns = 256,
                              kGemmRowsFewColumns = 16, kGemmRowsShortKColumns = 64,
                              kGemmRowsShortK = 128, kGemmRowsLeastRowBytes = 256,
