@@ -99,7 +99,8 @@ struct Chosen {
 struct LastCall {
   std::shared_ptr<const Chosen::Why> why;
   const char* nothing = nullptr;
-  bool col_major = false, as_transpose = false, a_trans = false, b_trans = false;
+  bool col_major = false, as_transpose = false, one_row_turned = false;
+  bool a_trans = false, b_trans = false;
   bool pack_a = false, pack_b = false, copy_b = false;
   std::size_t batch = 1, m = 0, n = 0, k = 0, panel = 0, b_padded_ld = 0, planes = 0;
   std::size_t launches = 0, k_per_launch = 0;
@@ -719,18 +720,54 @@ StatusCode run(Request r) {
   // Column-major C = op(A) op(B) is row-major C^T = op(B)^T op(A)^T: the
   // same memory, the operands swapped, M and N swapped.
   bool a_trans = transposed(r.a_transpose), b_trans = transposed(r.b_transpose);
-  if (r.layout == Layout::kColMajor) {
+  // A and B trade places, and M and N (their transposes are the caller's).
+  auto swap_operands = [&r] {
     std::swap(r.m, r.n);
     std::swap(r.a, r.b);
     std::swap(r.a_ld, r.b_ld);
     std::swap(r.a_offsets, r.b_offsets);
     std::swap(r.a_offset, r.b_offset);
     std::swap(r.a_stride, r.b_stride);
+  };
+  if (r.layout == Layout::kColMajor) {
+    swap_operands();
     std::swap(a_trans, b_trans);
   }
   const std::size_t k_used = all_alpha_zero ? 0 : r.k;
   const std::size_t element = std::size_t(r.bits) / 8;
   const bool one_product = r.batch == 1 && !r.batched;
+  // A product of one row whose op(B) = B^T runs as its transpose in place
+  // where that is a product of the rows family: C^T (n x 1, rows 1 apart)
+  // is C's own memory, so nothing is moved. Otherwise the rows family reads
+  // op(B) = B^T a tile at a time, transposing it (or a blocked point packs
+  // it); as the transpose, a product of one column, it reads that operand
+  // along its rows, once. Column-major 4000 x 1 x 1000 with op(A) = A^T
+  // (row-major 1 x 4000, op(B) = B^T) took 1.80 times row NN's time, row
+  // NT 1 x 8000 x 1000 2.33 (Intel's CPU runtime, 2 Xeon cores, 2026-12-07).
+  const bool one_row_turned = k_used > 0 && r.m == 1 && r.n > 1 && b_trans &&
+                              GemmRowsFit(facts.caps, r.bits, r.n, 1, k_used, r.batch, !a_trans);
+  // The product as its transpose, C^T = op(B)^T op(A)^T: B the left
+  // operand, A the right, each transposed where it was not (C^T is the
+  // caller's to place).
+  auto as_its_transpose = [&swap_operands, &a_trans, &b_trans] {
+    swap_operands();
+    const bool was_a_trans = a_trans;
+    a_trans = !b_trans;
+    b_trans = !was_a_trans;
+  };
+  if (one_row_turned) {
+    as_its_transpose();
+    r.c_ld = 1;
+  }
+  // One column of op(B) = B^T is B's one stored row, its elements next to
+  // each other: the same memory as op(B) = B with rows 1 apart, which no
+  // point packs or transposes. Row-major 300 x 1 x 200 with op(A) = A^T
+  // took 0.19 ms with op(B) = B^T, 0.02 with op(B) = B (Intel's CPU
+  // runtime, 2 Xeon cores, 2026-12-07).
+  if (r.n == 1 && b_trans) {
+    b_trans = false;
+    r.b_ld = 1;
+  }
   // A point that reads an operand from global memory takes its transpose
   // packed by a pass first (its loads of B run along N, which B^T does not
   // hold contiguously; A^T read in place cost it 1.3 to 2.5 times NN's
@@ -768,7 +805,7 @@ StatusCode run(Request r) {
   // 4096 x 8 on tiles 32 wide, where row-major TN at that shape went from
   // 36 to 20.
   bool as_transpose = false;
-  if (one_product && k_used > 0 && (a_trans || b_trans)) {
+  if (!one_row_turned && one_product && k_used > 0 && (a_trans || b_trans)) {
     const Planned point =
         planned(context, device, facts.caps, r.bits, a_trans, b_trans, r.m, r.n, k_used);
     const Passes passes = passes_for(point.variant, point.kernel, facts.caps, a_trans, b_trans, r.m,
@@ -800,15 +837,7 @@ StatusCode run(Request r) {
                      tile_waste(t_point, r.n, r.m) <= tile_waste(point, r.m, r.n);
     }
   }
-  if (as_transpose) {
-    std::swap(r.m, r.n);
-    std::swap(r.a, r.b);
-    std::swap(r.a_ld, r.b_ld);
-    std::swap(r.a_offset, r.b_offset);
-    const bool was_a_trans = a_trans;
-    a_trans = !b_trans;
-    b_trans = !was_a_trans;
-  }
+  if (as_transpose) as_its_transpose();
   // One product on a GPU with more units than its tiles runs as parts of
   // K (GemmKParts; half precision never): a batch over the parts, each
   // writing its own product into the space after the packed operands (and
@@ -1099,6 +1128,7 @@ StatusCode run(Request r) {
   ran.why = chosen.why;
   ran.col_major = r.layout == Layout::kColMajor;
   ran.as_transpose = as_transpose;
+  ran.one_row_turned = one_row_turned;
   ran.a_trans = a_trans, ran.b_trans = b_trans;
   ran.pack_a = pack_a, ran.pack_b = pack_b, ran.copy_b = copy_b;
   ran.batch = r.batch, ran.m = r.m, ran.n = r.n, ran.k = k_used;
@@ -1373,6 +1403,9 @@ detail::GemmLastRun detail::gemm_last_run() {
   if (r.as_transpose) {
     how.push_back("the call's transpose (C^T = op(B)^T op(A)^T: its A is the call's B), C^T "
                   "moved into C after");
+  }
+  if (r.one_row_turned) {
+    how.push_back("the one-row call as its transpose in place (C^T, one column, is C's memory)");
   }
   if (r.pack_a) how.push_back("A^T packed");
   if (r.panel) {

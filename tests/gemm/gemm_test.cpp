@@ -1154,6 +1154,39 @@ TEST(Gemm, TheRowsFamilyComputesEveryForm) {
   }
 }
 
+// A product of one row whose op(B) = B^T runs on a CPU as its transpose in
+// place (C^T, one column, is C's memory): every kind of call, both layouts
+// (column-major one column with op(A) = A^T is such a row), leading
+// dimensions above the least and offsets, right with guard values kept
+// (run_form), and said by GemmLastCall. Where the rows family does not
+// run (a GPU, a loop limit) nothing is turned.
+TEST(Gemm, AOneRowProductOfBTransposedRunsAsItsTransposeInPlace) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
+  const bool turns = GemmRowsFit(caps, 32, 300, 1, 200, 1, false);
+  std::mt19937 rng(std::random_device{}());
+  // (The slow runtimes: a shorter row, one product a call; Oclgrind's
+  // checked run of every kind of call took 150 s, 2 Xeon cores; this, 15.)
+  const std::size_t wide = slow() ? 70 : 300;
+  for (Kind kind : {Kind::Single, Kind::Batched, Kind::Strided}) {
+    if (slow() && kind != Kind::Single) continue;
+    for (Layout layout : {Layout::kRowMajor, Layout::kColMajor}) {
+      for (Transpose ta : {Transpose::kNo, Transpose::kYes}) {
+        Form f;
+        f.layout = layout, f.kind = kind, f.batch = kind == Kind::Single ? 1 : 3;
+        f.m = layout == Layout::kRowMajor ? 1 : wide, f.n = layout == Layout::kRowMajor ? wide : 1;
+        f.k = slow() ? 40 : 200, f.alpha = 1.5, f.beta = 0.5;
+        // Row-major: op(B) = B^T; column-major: op(A) = A^T (B^T as it runs).
+        (layout == Layout::kRowMajor ? f.tb : f.ta) = Transpose::kYes;
+        (layout == Layout::kRowMajor ? f.ta : f.tb) = ta;
+        ASSERT_EQ(run_form(32, f, rng), "") << f.describe(32);
+        const bool turned = GemmLastCall().find("as its transpose in place") != std::string::npos;
+        EXPECT_EQ(turned, turns) << f.describe(32) << ": " << GemmLastCall();
+      }
+    }
+  }
+}
+
 // A choice is kept for a shape's size class and alignment (size_alignment),
 // not for its class alone: 24 and 32 columns are one class (2^5), but a
 // 16-wide tile covers 24 columns once and a half where a 32-wide one covers
