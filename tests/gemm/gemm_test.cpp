@@ -1158,8 +1158,9 @@ TEST(Gemm, TheRowsFamilyComputesEveryForm) {
 // place (C^T, one column, is C's memory): every kind of call, both layouts
 // (column-major one column with op(A) = A^T is such a row), leading
 // dimensions above the least and offsets, right with guard values kept
-// (run_form), and said by GemmLastCall. Where the rows family does not
-// run (a GPU, a loop limit) nothing is turned.
+// (run_form), and said by GemmLastCall; so does one of op(B) = B that the
+// rows family does not take. Where the rows family does not run (a GPU, a
+// loop limit) nothing is turned.
 TEST(Gemm, AOneRowProductOfBTransposedRunsAsItsTransposeInPlace) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
@@ -1185,6 +1186,15 @@ TEST(Gemm, AOneRowProductOfBTransposedRunsAsItsTransposeInPlace) {
       }
     }
   }
+  // A one-row product of B turns where the rows family takes its transpose
+  // and not the product itself.
+  Form f;
+  f.m = 1, f.n = wide, f.k = slow() ? 40 : 200, f.alpha = -0.75, f.beta = 0.5;
+  ASSERT_EQ(run_form(32, f, rng), "") << f.describe(32);
+  EXPECT_EQ(GemmLastCall().find("as its transpose in place") != std::string::npos,
+            !GemmRowsFit(caps, 32, 1, wide, f.k, 1, false) &&
+                GemmRowsFit(caps, 32, wide, 1, f.k, 1, false, true))
+      << f.describe(32) << ": " << GemmLastCall();
 }
 
 // A choice is kept for a shape's size class and alignment (size_alignment),
