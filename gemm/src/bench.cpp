@@ -242,6 +242,8 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
   const Family& rows = gemm_rows_family(f.bits);
   const Forced rows_forced =
       to_force(plan(rows.manifest(), caps, {}, rows.description().ranking));
+  const Family& dot = gemm_dot_family(f.bits);
+  const Forced dot_forced = to_force(plan(dot.manifest(), caps, {}, dot.description().ranking));
   std::mt19937 rng(std::random_device{}());
   for (const BenchShape& shape : shapes) {
     check_problem_fits(caps, shape.m * f.batch, shape.n, shape.k, "fatcl bench");
@@ -290,6 +292,9 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
                        GemmRowsFit(caps, f.bits, shape.n, shape.m, shape.k, f.batch, false))) {
       add_forced(rows_forced);
     }
+    // The dot family's where C is one row or column (on every device: fast
+    // in the forms whose large operand lies along K, right in every form).
+    if (o.variants && std::min(shape.m, shape.n) <= kGemmDotMostColumns) add_forced(dot_forced);
     for (const GemmExternal& x : o.external) {
       add(x.name, nullptr, std::nullopt, [&] { return x.run(q, f, call); });
     }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dgemm_blocked.hpp"
+#include "dgemm_dot.hpp"
 #include "dgemm_lanes.hpp"
 #include "dgemm_naive.hpp"
 #include "dgemm_rows.hpp"
@@ -18,11 +19,13 @@
 #include "gemm_transpose.hpp"
 #include "gemm_transpose_block.h"
 #include "hgemm_blocked.hpp"
+#include "hgemm_dot.hpp"
 #include "hgemm_lanes.hpp"
 #include "hgemm_naive.hpp"
 #include "hgemm_rows.hpp"
 #include "launch.hpp"
 #include "sgemm_blocked.hpp"
+#include "sgemm_dot.hpp"
 #include "sgemm_lanes.hpp"
 #include "sgemm_naive.hpp"
 #include "sgemm_rows.hpp"
@@ -46,14 +49,24 @@ struct Real {
 };
 
 // A variant's tile of C and its work-group (the reference path's: one
-// element per work-item, WG x WG), and its K slice.
+// element per work-item, WG x WG; the dot family's: RG rows of C and a pass
+// of NS columns, WK x RG work-items, as the product runs where M >= N), and
+// its K slice (the dot family's: a step of its work-items along K).
 struct Tile {
   std::size_t mwg, nwg, mdimc, ndimc, kwg;
 };
+bool is_dot(const Variant& v) {
+  return std::any_of(v.params.begin(), v.params.end(),
+                     [](const auto& p) { return p.first == "NS"; });
+}
 Tile tile_of(const Variant& v) {
   for (const auto& [key, value] : v.params) {
     if (key == "WG") return {std::size_t(value), std::size_t(value), std::size_t(value),
                              std::size_t(value), 1};
+  }
+  if (is_dot(v)) {
+    const std::size_t rg = std::size_t(v.param("RG")), wk = std::size_t(v.param("WK"));
+    return {rg, std::size_t(v.param("NS")), rg, wk, wk * std::size_t(v.param("VW"))};
   }
   return {std::size_t(v.param("MWG")), std::size_t(v.param("NWG")), std::size_t(v.param("MDIMC")),
           std::size_t(v.param("NDIMC")), std::size_t(v.param("KWG"))};
@@ -66,7 +79,9 @@ Tile tile_of(const Variant& v) {
 std::string trial(const cl::Context& context, const cl::Device& device, const cl::Kernel& kernel,
                   const Variant& v, int bits) {
   const Tile t = tile_of(v);
-  const std::size_t m = 2 * t.mwg + 3, n = 2 * t.nwg + 5, k = 2 * t.kwg + 1;
+  // (The dot family's fast path where M >= N: X is then A, along K.)
+  const std::size_t n = 2 * t.nwg + 5, k = 2 * t.kwg + 1;
+  const std::size_t m = is_dot(v) ? std::max(2 * t.mwg + 3, n + 1) : 2 * t.mwg + 3;
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> small(-2, 2);
   const std::size_t bytes = std::size_t(bits) / 8;
@@ -257,6 +272,29 @@ double rows_shape_score(const Variant& v, const DeviceCaps& caps,
   return std::round(std::min(1.0, share) * 10) / 10 * (1 + nwg * 1e-6);
 }
 
+// The dot family's model of a problem {M, N, K, batch} (its shape rule;
+// ties keep the manifest's order): a point of the device's kind (a GPU's
+// spreads K over work-items, a CPU's does not) before any other, then the
+// fewest passes over the large operand (a pass reads all of it: NS columns
+// of the small side a pass), then the pass's columns the product fills.
+double dot_shape_score(const Variant& v, const DeviceCaps& caps,
+                       const std::vector<std::size_t>& p) {
+  const bool kind = (v.param("WK") > 1) == caps.is_gpu();
+  if (p.size() < 2 || p[0] == 0 || p[1] == 0) return kind ? 1 : 0.01;
+  const double q = double(std::min(p[0], p[1])), ns = double(v.param("NS"));
+  const double passes = std::ceil(q / ns);
+  return (kind ? 1 : 0.01) * (1 / passes + 0.1 * q / (passes * ns));
+}
+
+Family make_dot_family(const EmbeddedFamily& embedded, int bits) {
+  FamilyDescription d = plain_description(bits);
+  d.ranking.shape_score = dot_shape_score;
+  d.ranking.shape_rule =
+      "a point of the device's kind (K over many work-items on a GPU, in one on a CPU), then "
+      "the fewest passes over the large operand, then the share of a pass's columns filled";
+  return Family(embedded, std::move(d));
+}
+
 // The rows family's: the plain family's, ranked by its shape rule.
 Family make_rows_family(const EmbeddedFamily& embedded, int bits) {
   FamilyDescription d = plain_description(bits);
@@ -318,6 +356,23 @@ const Family& gemm_rows_family(int bits) {
   static const Family d = detail::make_rows_family(kernels::dgemm_rows(), 64);
   static const Family h = detail::make_rows_family(kernels::hgemm_rows(), 16);
   return of_bits(bits, h, s, d, "gemm_rows_family");
+}
+
+const Family& gemm_dot_family(int bits) {
+  static const Family s = detail::make_dot_family(kernels::sgemm_dot(), 32);
+  static const Family d = detail::make_dot_family(kernels::dgemm_dot(), 64);
+  static const Family h = detail::make_dot_family(kernels::hgemm_dot(), 16);
+  return of_bits(bits, h, s, d, "gemm_dot_family");
+}
+
+bool GemmDotFit(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
+                bool a_trans, bool b_trans) {
+  if (!caps.is_gpu() || k < kGemmDotLeastK || has_driver_quirk(caps, "loop-limit-65536")) {
+    return false;
+  }
+  const bool along_k = m < n ? b_trans : !a_trans;
+  return along_k && std::min(m, n) <= kGemmDotMostColumns &&
+         std::max(m, n) >= kGemmDotLeastRows;
 }
 
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
@@ -398,7 +453,7 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
 
 std::vector<const Family*> gemm_families(int bits) {
   return {&gemm_family(bits), &gemm_naive_family(bits), &gemm_lanes_family(bits),
-          &gemm_rows_family(bits)};
+          &gemm_rows_family(bits), &gemm_dot_family(bits)};
 }
 
 std::size_t GemmKParts(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
@@ -580,6 +635,12 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
   if (l.b_trans && rows) {
     const RowsGrid g = rows_grid(l.m, l.n, l.batch, l.units, rows_tile_width(v, bits), t.nwg);
     global[0] = g.stripes, global[1] = g.groups;
+  }
+  // The dot family takes a product of fewer rows than columns as its
+  // transpose: its rows of work-items along N, its passes along M.
+  if (l.m < l.n && is_dot(v)) {
+    global[0] = (l.m + t.nwg - 1) / t.nwg * t.ndimc;
+    global[1] = (l.n + t.mwg - 1) / t.mwg * t.mdimc;
   }
   const std::size_t local[3] = {t.ndimc, t.mdimc, 1};
   cl_event done = nullptr;

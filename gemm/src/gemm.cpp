@@ -388,16 +388,18 @@ struct ChoiceRequest {
   LoadOptions options;
   const Family* family;
 };
-// With the kept state's mutex held. From the rows family where GemmRowsFit
-// holds, else the blocked one, unless OverrideVariant forces one.
+// With the kept state's mutex held. From the dot family where GemmDotFit
+// holds, else the rows family where GemmRowsFit holds, else the blocked
+// one, unless OverrideVariant forces one.
 ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id device,
                              const DeviceCaps& caps, int bits, bool a_trans, bool b_trans,
                              std::size_t m, std::size_t n, std::size_t k, std::size_t batch) {
   ChoiceRequest q;
   q.options.problem = {m, n, k, batch};
   q.options.form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
-  q.family = GemmRowsFit(caps, bits, m, n, k, batch, b_trans, a_trans) ? &gemm_rows_family(bits)
-                                                                        : &gemm_family(bits);
+  q.family = GemmDotFit(caps, m, n, k, a_trans, b_trans) ? &gemm_dot_family(bits)
+             : GemmRowsFit(caps, bits, m, n, k, batch, b_trans, a_trans) ? &gemm_rows_family(bits)
+                                                                         : &gemm_family(bits);
   if (auto it = all.overrides.find({device, bits}); it != all.overrides.end()) {
     q.options.variant = it->second.variant;
     q.options.tier = it->second.tier;
@@ -851,8 +853,12 @@ StatusCode run(Request r) {
   // is added onto the last part's product. The point is the one chosen
   // for the call's shape (its tuning entries time the split call; the
   // model counts the parts).
+  const std::shared_ptr<const Chosen> kept_choice =
+      choose(context, device, facts.caps, r.bits, a_trans, b_trans, r.m, r.n, k_used, r.batch);
+  const Chosen& chosen = *kept_choice;
+  // (The dot family spreads K over a GPU's work-items itself.)
   std::size_t part_k = k_used;
-  if (one_product && k_used > 0 && r.bits != 16) {
+  if (one_product && k_used > 0 && r.bits != 16 && chosen.kernel != "gemm_dot") {
     const std::size_t parts = k_parts(device, facts.caps, r.bits, r.m, r.n, k_used);
     part_k = (k_used + parts - 1) / parts;
     if (part_k > 64) part_k = (part_k + 63) / 64 * 64;
@@ -861,9 +867,6 @@ StatusCode run(Request r) {
   const std::size_t rest_k = part_k ? k_used % part_k : 0;
   const bool split = whole_parts > 1;
   const std::size_t planes = split ? whole_parts : 0;
-  const std::shared_ptr<const Chosen> kept_choice =
-      choose(context, device, facts.caps, r.bits, a_trans, b_trans, r.m, r.n, k_used, r.batch);
-  const Chosen& chosen = *kept_choice;
   const Passes passes = passes_for(chosen.variant, chosen.kernel, facts.caps, a_trans, b_trans, r.m,
                                    r.n, k_used, r.b_ld, one_product && !split, element);
   const bool blocked = passes.blocked;

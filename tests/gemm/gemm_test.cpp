@@ -998,7 +998,7 @@ TEST(Gemm, EveryVariantOfEachPrecision) {
   // A name no family has is refused; "" lifts the override.
   EXPECT_EQ(OverrideVariant(device, 32, "sgemm_blocked_NO_SUCH"), StatusCode::kInvalidOverrideKernel);
   EXPECT_NE(GemmMessage().find(
-                "sgemm_blocked, sgemm_naive, sgemm_lanes and sgemm_rows have no variant"),
+                "sgemm_blocked, sgemm_naive, sgemm_lanes, sgemm_rows and sgemm_dot have no variant"),
             std::string::npos)
       << GemmMessage();
   for (int bits : precisions()) EXPECT_EQ(OverrideVariant(device, bits, ""), StatusCode::kSuccess);
@@ -1195,6 +1195,41 @@ TEST(Gemm, AOneRowProductOfBTransposedRunsAsItsTransposeInPlace) {
             !GemmRowsFit(caps, 32, 1, wide, f.k, 1, false) &&
                 GemmRowsFit(caps, 32, wide, 1, f.k, 1, false, true))
       << f.describe(32) << ": " << GemmLastCall();
+}
+
+// The dot family (forced): every form (check_family_forms) on a product of
+// one column over a K shorter than a GPU point's step, one of one row
+// (taken as its transpose, in place) over a K of whole and partial steps,
+// and one of 16 columns (passes of one column); on the slow runtimes one
+// smaller shape a form. Then where the entry points take it: a matrix times a
+// vector along K on a GPU.
+TEST(Gemm, TheDotFamilyComputesEveryForm) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  std::array<std::size_t, 3> shapes[] = {{70, 1, 37}, {1, 130, 600}, {150, 16, 67}};
+  // (Oclgrind's checked run of these took over 10 minutes: a pass a column,
+  // 128 work-items a row.)
+  if (slow()) shapes[1] = {1, 30, 90}, shapes[2] = {20, 3, 67};
+  for (int bits : precisions()) {
+    check_family_forms(
+        gemm_dot_family(bits), bits, shapes, 2,
+        [](std::size_t s, std::size_t i, std::size_t) { return !slow() || s == i / 3 % 3; },
+        [](Form& f, std::size_t) {
+          if (f.layout == Layout::kColMajor) std::swap(f.m, f.n);
+        });
+  }
+  const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
+  const bool gpu = caps.is_gpu();
+  EXPECT_EQ(GemmDotFit(caps, 4096, 1, 4096, false, false), gpu);
+  EXPECT_EQ(GemmDotFit(caps, 1, 4096, 4096, false, true), gpu);
+  EXPECT_FALSE(GemmDotFit(caps, 4096, 1, 4096, true, false));  // A^T lies along M
+  EXPECT_FALSE(GemmDotFit(caps, 4096, 2, 4096, false, false));
+  EXPECT_FALSE(GemmDotFit(caps, 4096, 1, 500, false, false));
+  if (!gpu || slow()) return;
+  std::mt19937 rng(std::random_device{}());
+  Form f;
+  f.m = 2000, f.n = 1, f.k = 1500, f.alpha = 1.5, f.beta = 0.5;
+  ASSERT_EQ(run_form(32, f, rng), "") << f.describe(32);
+  EXPECT_EQ(GemmLastCall().rfind("sgemm_dot_", 0), 0u) << GemmLastCall();
 }
 
 // A choice is kept for a shape's size class and alignment (size_alignment),

@@ -227,8 +227,29 @@ inline constexpr std::size_t kGemmRowsMostRows = 64, kGemmRowsLeastColumns = 256
 // (the rows points ran 1.04 to 33 times the blocked ones' speed).
 bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n, std::size_t k,
                  std::size_t batch, bool b_trans, bool a_trans = false);
+// A matrix times a vector whose matrix lies along K in memory (hgemm_dot,
+// sgemm_dot, dgemm_dot: each row of it read once a pass of NS columns of
+// the small operand, dot products, K over many work-items on a GPU and in
+// one on a CPU; the blocked kernel's arguments, every form right, a product
+// of fewer rows than columns taken as its transpose in place). The entry
+// points run a product on it where GemmDotFit holds; OverrideVariant
+// forces its points. Throws fatcl::Error for other bits.
+const Family& gemm_dot_family(int bits);
+// The most columns (of C's small side) a product the entry points run on
+// gemm_dot_family has, and the fewest rows (its large side) and K.
+inline constexpr std::size_t kGemmDotMostColumns = 1, kGemmDotLeastRows = 64,
+                             kGemmDotLeastK = 1024;
+// Where gemm_dot_family is meant for: a GPU without a loop limit (the
+// driver quirk loop-limit-65536), C's small side (the fewer of M
+// and N, as the product runs) of kGemmDotMostColumns and its large side of
+// kGemmDotLeastRows or more, K of kGemmDotLeastK or more, and the large
+// operand along K (op(A) = A where M >= N, op(B) = B^T where M < N). On an
+// H100 (2026-12-07) 8192 x 1 x 8192 ran 1.44 TFLOP/s there, 0.84 on the
+// blocked family's thin tiles; with 4 columns it ran 0.71 of their speed.
+bool GemmDotFit(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
+                bool a_trans, bool b_trans);
 // The families above for `bits`-bit elements, in that order: the blocked
-// one, the reference path's, the lanes one, the rows one (what
+// one, the reference path's, the lanes one, the rows one, the dot one (what
 // OverrideVariant looks a name up in, and what fatcl validate --bundled
 // predicts).
 std::vector<const Family*> gemm_families(int bits);
