@@ -2,7 +2,7 @@
 # usage: bash dev/run.sh STAGE...
 set -u
 source .device-kit/setup.sh
-cd dev && xz -dkf *.xz && chmod +x fatcl-new fatcl_gemm_tests fatcl-dot && cd ..
+cd dev && xz -dkf *.xz && chmod +x fatcl-new fatcl_gemm_tests && cd ..
 B=dev/fatcl-new
 O=$OUT/r; mkdir -p $O
 S1=4616x484x4,38x992x461,418x8623x2774,32x424x6494,5063x706x20,10247x10396x83,3887x1081x145,6641x242x3259,12508x1386x1060,596x340x8742,12840x127x295,65x311x5498
@@ -24,6 +24,8 @@ for st in "$@"; do
   dot) D=dev/fatcl-dot; FATCL_TUNING=off timeout 150 $D bench --gemm --top 0 --no-clblast --json --sizes 8192x1x8192,8192x4x8192,8192x16x8192,4096x1x4096 > $O/dot-nn.json 2> $O/dot-nn.err
      FATCL_TUNING=off timeout 100 $D bench --gemm --top 0 --no-clblast --no-vendor --json --transB --sizes 1x8192x8192,4x8192x8192 > $O/dot-nt.json 2> $O/dot-nt.err
      FATCL_TUNING=off timeout 100 $D bench --gemm --forms all --top 1 --no-clblast --no-vendor --json --sizes 8192x1x8192,1x8192x8192 > $O/dot-forms.json 2> $O/dot-forms.err;;
+  dotauto) FATCL_TUNING=off timeout 100 $B bench --gemm --forms all --top 1 --no-clblast --no-vendor --json --sizes 8192x1x8192,1x8192x8192,4096x1x4096,2000x1x1500 > $O/dotauto-forms.json 2> $O/dotauto-forms.err
+     FATCL_TUNING=off timeout 100 $B bench --gemm --top 1 --no-clblast --json --sizes 8192x1x8192,4096x1x4096 > $O/dotauto-nn.json 2> $O/dotauto-nn.err;;
   tests) FATCL_TEST_PLATFORM="NVIDIA CUDA" FATCL_REQUIRE_RUNTIMES=1 FATCL_TUNING=off timeout 250 dev/fatcl_gemm_tests > $O/gemm-tests.txt 2>&1; tail -3 $O/gemm-tests.txt;;
   esac
   echo "rc $?" >> $O/log.txt; pack
