@@ -55,10 +55,13 @@ struct Real {
 struct Tile {
   std::size_t mwg, nwg, mdimc, ndimc, kwg;
 };
-bool is_dot(const Variant& v) {
+// Whether the variant has the parameter `name` (which tells its kernel:
+// NS the dot family's, NV the rows family's).
+bool has_param(const Variant& v, const char* name) {
   return std::any_of(v.params.begin(), v.params.end(),
-                     [](const auto& p) { return p.first == "NS"; });
+                     [name](const auto& p) { return p.first == name; });
 }
+bool is_dot(const Variant& v) { return has_param(v, "NS"); }
 Tile tile_of(const Variant& v) {
   for (const auto& [key, value] : v.params) {
     if (key == "WG") return {std::size_t(value), std::size_t(value), std::size_t(value),
@@ -630,8 +633,7 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
   const Tile t = tile_of(v);
   std::size_t global[3] = {(l.n + t.nwg - 1) / t.nwg * t.ndimc, (l.m + t.mwg - 1) / t.mwg * t.mdimc,
                            l.batch};
-  const bool rows =
-      std::any_of(v.params.begin(), v.params.end(), [](const auto& p) { return p.first == "NV"; });
+  const bool rows = has_param(v, "NV");
   if (l.b_trans && rows) {
     const RowsGrid g = rows_grid(l.m, l.n, l.batch, l.units, rows_tile_width(v, bits), t.nwg);
     global[0] = g.stripes, global[1] = g.groups;
