@@ -244,6 +244,9 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
       to_force(plan(rows.manifest(), caps, {}, rows.description().ranking));
   const Family& dot = gemm_dot_family(f.bits);
   const Forced dot_forced = to_force(plan(dot.manifest(), caps, {}, dot.description().ranking));
+  const Family& axpy = gemm_axpy_family(f.bits);
+  const Forced axpy_forced =
+      to_force(plan(axpy.manifest(), caps, {}, axpy.description().ranking));
   std::mt19937 rng(std::random_device{}());
   for (const BenchShape& shape : shapes) {
     check_problem_fits(caps, shape.m * f.batch, shape.n, shape.k, "fatcl bench");
@@ -295,6 +298,10 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
     // The dot family's where C is one row or column (on every device: fast
     // in the forms whose large operand lies along K, right in every form).
     if (o.variants && std::min(shape.m, shape.n) <= kGemmDotMostColumns) add_forced(dot_forced);
+    // The axpy family's where C has up to 16 rows or columns (fast in the
+    // forms whose large operand lies along C's long side; the entry points
+    // take it for one, GemmAxpyFit: the others measure whether more pay).
+    if (o.variants && std::min(shape.m, shape.n) <= 16) add_forced(axpy_forced);
     for (const GemmExternal& x : o.external) {
       add(x.name, nullptr, std::nullopt, [&] { return x.run(q, f, call); });
     }

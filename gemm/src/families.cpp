@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dgemm_axpy.hpp"
 #include "dgemm_blocked.hpp"
 #include "dgemm_dot.hpp"
 #include "dgemm_lanes.hpp"
@@ -18,12 +19,14 @@
 #include "gemm_sum_parts.hpp"
 #include "gemm_transpose.hpp"
 #include "gemm_transpose_block.h"
+#include "hgemm_axpy.hpp"
 #include "hgemm_blocked.hpp"
 #include "hgemm_dot.hpp"
 #include "hgemm_lanes.hpp"
 #include "hgemm_naive.hpp"
 #include "hgemm_rows.hpp"
 #include "launch.hpp"
+#include "sgemm_axpy.hpp"
 #include "sgemm_blocked.hpp"
 #include "sgemm_dot.hpp"
 #include "sgemm_lanes.hpp"
@@ -50,8 +53,10 @@ struct Real {
 
 // A variant's tile of C and its work-group (the reference path's: one
 // element per work-item, WG x WG; the dot family's: RG rows of C and a pass
-// of NS columns, WK x RG work-items, as the product runs where M >= N), and
-// its K slice (the dot family's: a step of its work-items along K).
+// of NS columns, WK x RG work-items, as the product runs where M >= N; the
+// axpy family's: a pass of MS rows and WGN x VW columns, WGN x WGK
+// work-items, as it runs where M <= N), and its K slice (the dot family's:
+// a step of its work-items along K; the axpy family's: four steps).
 struct Tile {
   std::size_t mwg, nwg, mdimc, ndimc, kwg;
 };
@@ -62,6 +67,7 @@ bool has_param(const Variant& v, const char* name) {
                      [name](const auto& p) { return p.first == name; });
 }
 bool is_dot(const Variant& v) { return has_param(v, "NS"); }
+bool is_axpy(const Variant& v) { return has_param(v, "WGK"); }
 Tile tile_of(const Variant& v) {
   for (const auto& [key, value] : v.params) {
     if (key == "WG") return {std::size_t(value), std::size_t(value), std::size_t(value),
@@ -70,6 +76,10 @@ Tile tile_of(const Variant& v) {
   if (is_dot(v)) {
     const std::size_t rg = std::size_t(v.param("RG")), wk = std::size_t(v.param("WK"));
     return {rg, std::size_t(v.param("NS")), rg, wk, wk * std::size_t(v.param("VW"))};
+  }
+  if (is_axpy(v)) {
+    const std::size_t wgn = std::size_t(v.param("WGN")), wgk = std::size_t(v.param("WGK"));
+    return {std::size_t(v.param("MS")), wgn * std::size_t(v.param("VW")), wgk, wgn, 4 * wgk};
   }
   return {std::size_t(v.param("MWG")), std::size_t(v.param("NWG")), std::size_t(v.param("MDIMC")),
           std::size_t(v.param("NDIMC")), std::size_t(v.param("KWG"))};
@@ -361,6 +371,23 @@ const Family& gemm_rows_family(int bits) {
   return of_bits(bits, h, s, d, "gemm_rows_family");
 }
 
+const Family& gemm_axpy_family(int bits) {
+  static const Family s = detail::make_plain_family(kernels::sgemm_axpy(), 32);
+  static const Family d = detail::make_plain_family(kernels::dgemm_axpy(), 64);
+  static const Family h = detail::make_plain_family(kernels::hgemm_axpy(), 16);
+  return of_bits(bits, h, s, d, "gemm_axpy_family");
+}
+
+bool GemmAxpyFit(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
+                 bool a_trans, bool b_trans) {
+  if (!caps.is_gpu() || k < kGemmAxpyLeastK || has_driver_quirk(caps, "loop-limit-65536")) {
+    return false;
+  }
+  const bool along_long_side = m <= n ? !b_trans : a_trans;
+  return along_long_side && std::min(m, n) <= kGemmAxpyMostRows &&
+         std::max(m, n) >= kGemmAxpyLeastColumns;
+}
+
 const Family& gemm_dot_family(int bits) {
   static const Family s = detail::make_dot_family(kernels::sgemm_dot(), 32);
   static const Family d = detail::make_dot_family(kernels::dgemm_dot(), 64);
@@ -456,7 +483,7 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
 
 std::vector<const Family*> gemm_families(int bits) {
   return {&gemm_family(bits), &gemm_naive_family(bits), &gemm_lanes_family(bits),
-          &gemm_rows_family(bits), &gemm_dot_family(bits)};
+          &gemm_rows_family(bits), &gemm_dot_family(bits), &gemm_axpy_family(bits)};
 }
 
 std::size_t GemmKParts(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
@@ -482,6 +509,21 @@ std::size_t GemmKParts(const DeviceCaps& caps, int bits, std::size_t m, std::siz
 
 namespace fatcl::detail {
 
+std::size_t axpy_k_parts(const Variant& variant, const DeviceCaps& caps, std::size_t m,
+                         std::size_t n, std::size_t k) {
+  // matmul_k_splits's rule for the few-rows family, whose layout this is,
+  // by work-items: 2048 a unit (8 groups of 256: each hides the others'
+  // memory latency).
+  constexpr std::size_t kItemsPerUnit = 2048, kLeastSteps = 16, kMostParts = 32;
+  if (!caps.is_gpu() || m == 0 || n == 0) return 1;
+  const Tile t = tile_of(variant);
+  const std::size_t items = (std::max(m, n) + t.nwg - 1) / t.nwg * t.ndimc * t.mdimc;
+  const std::size_t wanted = kItemsPerUnit * std::max<std::size_t>(1, caps.compute_units);
+  if (items >= wanted) return 1;
+  const std::size_t most = std::max<std::size_t>(1, k / (kLeastSteps * t.kwg));
+  return std::min({(wanted + items - 1) / items, most, kMostParts});
+}
+
 const Family& gemm_sum_parts_family() {
   static const Family f(kernels::gemm_sum_parts());
   return f;
@@ -505,9 +547,15 @@ cl_event launch_sum_parts(cl_command_queue queue, cl_kernel kernel, int bits, st
             {sizeof(cl_mem), &c, "C"},
             {sizeof CO, &CO, "c_offset"},
             {sizeof LDC, &LDC, "ldc"}});
-  const std::size_t global[2] = {n, m};
+  // One column of C (the axpy family's product as its transpose): work-groups
+  // of 64 down it (the kernel skips what lies past C); else the driver's.
+  const bool column = n == 1 && m > 1;
+  const std::size_t up = (m + 63) / 64 * 64;
+  const std::size_t global[2] = {n, column ? up : m};
+  const std::size_t local[2] = {1, 64};
   cl_event e = nullptr;
-  if (const cl_int err = clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, nullptr,
+  if (const cl_int err = clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global,
+                                                column ? local : nullptr,
                                                 static_cast<cl_uint>(wait.size()),
                                                 wait.empty() ? nullptr : wait.data(), &e)) {
     check_cl(err, "clEnqueueNDRangeKernel(gemm_sum_parts)");
@@ -643,6 +691,13 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
   if (l.m < l.n && is_dot(v)) {
     global[0] = (l.m + t.nwg - 1) / t.nwg * t.ndimc;
     global[1] = (l.n + t.mwg - 1) / t.mwg * t.mdimc;
+  }
+  // The axpy family's groups lie along C's long side (N, or M where it
+  // takes the product as its transpose), one group of rows: each walks all
+  // of them, a pass at a time.
+  if (is_axpy(v)) {
+    global[0] = (std::max(l.m, l.n) + t.nwg - 1) / t.nwg * t.ndimc;
+    global[1] = t.mdimc;
   }
   const std::size_t local[3] = {t.ndimc, t.mdimc, 1};
   cl_event done = nullptr;

@@ -389,15 +389,17 @@ struct ChoiceRequest {
   const Family* family;
 };
 // With the kept state's mutex held. From the dot family where GemmDotFit
-// holds, else the rows family where GemmRowsFit holds, else the blocked
-// one, unless OverrideVariant forces one.
+// holds, else the axpy family where GemmAxpyFit holds, else the rows
+// family where GemmRowsFit holds, else the blocked one, unless
+// OverrideVariant forces one.
 ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id device,
                              const DeviceCaps& caps, int bits, bool a_trans, bool b_trans,
                              std::size_t m, std::size_t n, std::size_t k, std::size_t batch) {
   ChoiceRequest q;
   q.options.problem = {m, n, k, batch};
   q.options.form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
-  q.family = GemmDotFit(caps, m, n, k, a_trans, b_trans) ? &gemm_dot_family(bits)
+  q.family = GemmDotFit(caps, m, n, k, a_trans, b_trans)    ? &gemm_dot_family(bits)
+             : GemmAxpyFit(caps, m, n, k, a_trans, b_trans) ? &gemm_axpy_family(bits)
              : GemmRowsFit(caps, bits, m, n, k, batch, b_trans, a_trans) ? &gemm_rows_family(bits)
                                                                          : &gemm_family(bits);
   if (auto it = all.overrides.find({device, bits}); it != all.overrides.end()) {
@@ -480,15 +482,17 @@ std::shared_ptr<const Chosen> choose_sum_parts(cl_context context, cl_device_id 
   return kept_or_loaded(all, key, context, device, caps, family, options);
 }
 
-// The parts one product's K is split into: OverrideKParts', else
+// The parts one product's K is split into on the point `chosen`:
+// OverrideKParts', else the axpy family's own (detail::axpy_k_parts), else
 // GemmKParts'.
-std::size_t k_parts(cl_device_id device, const DeviceCaps& caps, int bits, std::size_t m,
-                    std::size_t n, std::size_t k) {
+std::size_t k_parts(cl_device_id device, const DeviceCaps& caps, int bits, const Chosen& chosen,
+                    std::size_t m, std::size_t n, std::size_t k) {
   {
     Kept& all = kept();
     std::lock_guard<std::mutex> lock(all.mutex);
     if (auto it = all.k_parts.find({device, bits}); it != all.k_parts.end()) return it->second;
   }
+  if (chosen.kernel == "gemm_axpy") return detail::axpy_k_parts(chosen.variant, caps, m, n, k);
   return GemmKParts(caps, bits, m, n, k);
 }
 
@@ -859,7 +863,7 @@ StatusCode run(Request r) {
   // (The dot family spreads K over a GPU's work-items itself.)
   std::size_t part_k = k_used;
   if (one_product && k_used > 0 && r.bits != 16 && chosen.kernel != "gemm_dot") {
-    const std::size_t parts = k_parts(device, facts.caps, r.bits, r.m, r.n, k_used);
+    const std::size_t parts = k_parts(device, facts.caps, r.bits, chosen, r.m, r.n, k_used);
     part_k = (k_used + parts - 1) / parts;
     if (part_k > 64) part_k = (part_k + 63) / 64 * 64;
   }

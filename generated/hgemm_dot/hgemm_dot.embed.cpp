@@ -2276,6 +2276,11 @@ const char kSource[] = R"fatcl(#line 1 "gemm_dot.cl"
 #error "gemm_dot.cl: WK must be a power of two (the reduction is a tree)"
 #endif
 
+#line 1 "gemm_vector.h"
+/* The element types of gemm_dot.cl and gemm_axpy.cl, from PRECISION (16:
+ * stored half, computed in float; 32; 64): `storage` in memory, `real` in
+ * registers, LOAD1 and STORE1 of one element; and VW of them a vector:
+ * realV, LOADV (VW elements from p, as reals). */
 #if PRECISION == 16
 #define storage half
 #define real float
@@ -2293,13 +2298,11 @@ const char kSource[] = R"fatcl(#line 1 "gemm_dot.cl"
 #define LOAD1(p) (*(p))
 #define STORE1(v, p) (*(p) = (v))
 #else
-#error "gemm_dot.cl: PRECISION is 16, 32 or 64"
+#error "PRECISION is 16, 32 or 64"
 #endif
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
-/* realV: VW reals (X's elements a load); realS: NS reals (a pass's sums).
- * LOADV: VW elements of X at p, as reals. */
 #if VW == 1
 #define realV real
 #define LOADV(p) LOAD1(p)
@@ -2310,6 +2313,8 @@ const char kSource[] = R"fatcl(#line 1 "gemm_dot.cl"
 #define realV CAT(real, VW)
 #define LOADV(p) CAT(vload, VW)(0, p)
 #endif
+#line 56 "gemm_dot.cl"
+/* realS: NS reals (a pass's sums). */
 #if NS == 1
 #define realS real
 #else
@@ -2360,7 +2365,7 @@ const char kSource[] = R"fatcl(#line 1 "gemm_dot.cl"
   if (alpha == (real)0) K = 0;                                 \
   const long a_rs = a_trans ? 1 : lda, a_ks = a_trans ? lda : 1; \
   const long b_rs = b_trans ? 1 : ldb, b_cs = b_trans ? ldb : 1
-#line 96 "gemm_dot.cl"
+#line 64 "gemm_dot.cl"
 
 /* The pass's elements of Y's row (cols of them, y_js apart), zeros past
  * the pass's last column: one vector load where they lie next
@@ -2522,7 +2527,7 @@ const char kManifest[] = R"fatcl({
   "kernel": "gemm_dot",
   "language": "CL1.2",
   "source_file": "gemm_dot.cl",
-  "source_sha256": "2eace02a1cb7b412612bae307f5f82c459c00bc9f9b2cc2a2ebf22f5d28f9891",
+  "source_sha256": "8880263c09292a3956a7640c915451267c634ca88ca51f04e8f06ff21c95935e",
   "toolchain": {
     "clang": "Debian clang version 15.0.6",
     "llc": "Debian LLVM version 15.0.6",

@@ -998,7 +998,8 @@ TEST(Gemm, EveryVariantOfEachPrecision) {
   // A name no family has is refused; "" lifts the override.
   EXPECT_EQ(OverrideVariant(device, 32, "sgemm_blocked_NO_SUCH"), StatusCode::kInvalidOverrideKernel);
   EXPECT_NE(GemmMessage().find(
-                "sgemm_blocked, sgemm_naive, sgemm_lanes, sgemm_rows and sgemm_dot have no variant"),
+                "sgemm_blocked, sgemm_naive, sgemm_lanes, sgemm_rows, sgemm_dot and sgemm_axpy "
+                "have no variant"),
             std::string::npos)
       << GemmMessage();
   for (int bits : precisions()) EXPECT_EQ(OverrideVariant(device, bits, ""), StatusCode::kSuccess);
@@ -1235,6 +1236,64 @@ TEST(Gemm, TheDotFamilyComputesEveryForm) {
   f.m = 2000, f.n = 1, f.k = 1500, f.alpha = 1.5, f.beta = 0.5;
   ASSERT_EQ(run_form(32, f, rng), "") << f.describe(32);
   EXPECT_EQ(GemmLastCall().rfind("sgemm_dot_", 0), 0u) << GemmLastCall();
+}
+
+// The axpy family (forced): every form (check_family_forms) on a product of
+// one row over a K shorter than the unrolled step (its columns past one
+// group's, the last group ragged), one of one column (taken as its
+// transpose, in place) over whole and partial unrolled steps, and one of 9
+// rows (two passes of 4 and one of 1); on the slow runtimes one smaller
+// shape a form. Then its K in parts that a second pass adds (as a GPU
+// splits it; here forced), and where the entry points take it: a vector
+// times a matrix along its rows on a GPU.
+TEST(Gemm, TheAxpyFamilyComputesEveryForm) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
+  // (A runtime with a loop limit never takes it, and builds slowest: rusticl.)
+  if (has_driver_quirk(caps, "loop-limit-65536")) {
+    EXPECT_FALSE(GemmAxpyFit(caps, 1, 4096, 4096, false, false));
+    return;
+  }
+  std::array<std::size_t, 3> shapes[] = {{1, 300, 29}, {150, 1, 600}, {9, 150, 67}};
+  if (slow()) shapes[1] = {40, 1, 90}, shapes[2] = {9, 20, 37};
+  for (int bits : precisions()) {
+    check_family_forms(
+        gemm_axpy_family(bits), bits, shapes, 2,
+        [](std::size_t s, std::size_t i, std::size_t) { return !slow() || s == i / 3 % 3; },
+        [](Form& f, std::size_t) {
+          if (f.layout == Layout::kColMajor) std::swap(f.m, f.n);
+        });
+  }
+  cl_device_id device = runtime().cl.device();
+  std::mt19937 rng(std::random_device{}());
+  {
+    // Three parts of K (64 each; 20 on the slow runtimes), each a product
+    // of the batch.
+    const Variant& point = gemm_axpy_family(32).manifest().variants.front();
+    ASSERT_EQ(OverrideVariant(device, 32, point.name), StatusCode::kSuccess) << GemmMessage();
+    ASSERT_EQ(OverrideKParts(device, 32, 3), StatusCode::kSuccess) << GemmMessage();
+    Form f;
+    f.m = 1, f.n = slow() ? 40 : 300, f.k = slow() ? 60 : 192, f.alpha = 1.5, f.beta = 0.5;
+    const std::string wrong = run_form(32, f, rng);
+    const std::string ran = GemmLastCall();
+    OverrideKParts(device, 32, 0);
+    OverrideVariant(device, 32, "");
+    ASSERT_EQ(wrong, "") << f.describe(32);
+    EXPECT_EQ(ran.rfind(point.name, 0), 0u) << ran;
+    EXPECT_NE(ran.find("K in 3 parts"), std::string::npos) << ran;
+  }
+  const bool gpu = caps.is_gpu();
+  EXPECT_EQ(GemmAxpyFit(caps, 1, 4096, 4096, false, false), gpu);
+  EXPECT_EQ(GemmAxpyFit(caps, 4096, 1, 4096, true, false), gpu);
+  EXPECT_EQ(GemmAxpyFit(caps, 4096, 1, 4096, true, true), gpu);  // one column of B^T
+  EXPECT_FALSE(GemmAxpyFit(caps, 1, 4096, 4096, false, true));   // B^T lies along K
+  EXPECT_FALSE(GemmAxpyFit(caps, 2, 4096, 4096, false, false));
+  EXPECT_FALSE(GemmAxpyFit(caps, 1, 4096, 32, false, false));
+  if (!gpu || slow()) return;
+  Form f;
+  f.m = 1, f.n = 2000, f.k = 1500, f.alpha = 1.5, f.beta = 0.5;
+  ASSERT_EQ(run_form(32, f, rng), "") << f.describe(32);
+  EXPECT_EQ(GemmLastCall().rfind("sgemm_axpy_", 0), 0u) << GemmLastCall();
 }
 
 // A choice is kept for a shape's size class and alignment (size_alignment),
@@ -1574,7 +1633,8 @@ namespace {
 // description, written and read back, equals what load() chooses for each
 // precision's GEMM families (on the slow runtimes single precision only:
 // each build there costs 20-100 s on a Zen 1, and the matmul families'
-// test checks the same logic on them).
+// test checks the same logic on them; under a loop limit, rusticl's, not
+// the dot and axpy families, which the entry points never take there).
 TEST(Gemm, OfflineChoiceFromTheDescriptionEqualsLoad) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
@@ -1584,6 +1644,10 @@ TEST(Gemm, OfflineChoiceFromTheDescriptionEqualsLoad) {
   std::vector<int> bits = slow() ? std::vector<int>{32} : precisions();
   for (int b : bits) {
     for (const Family* family : gemm_families(b)) {
+      if (has_driver_quirk(caps, "loop-limit-65536") &&
+          (family == &gemm_dot_family(b) || family == &gemm_axpy_family(b))) {
+        continue;
+      }
       LoadOptions o;
       o.store = std::make_shared<Store>();
       o.cache = std::make_shared<ProgramCache>();

@@ -248,10 +248,31 @@ inline constexpr std::size_t kGemmDotMostColumns = 1, kGemmDotLeastRows = 64,
 // blocked family's thin tiles; with 4 columns it ran 0.71 of their speed.
 bool GemmDotFit(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
                 bool a_trans, bool b_trans);
+// A vector times a matrix whose matrix lies along C's long side in memory
+// (hgemm_axpy, sgemm_axpy, dgemm_axpy: each row of it read once a pass of
+// MS rows of C, scaled and added, K over the work-group's rows of
+// work-items and, where its columns leave a GPU's units idle, over parts
+// that a second pass adds; the blocked kernel's arguments, every form
+// right, a product of fewer columns than rows taken as its transpose in
+// place). The entry points run a product on it where GemmAxpyFit holds;
+// OverrideVariant forces its points. Throws fatcl::Error for other bits.
+const Family& gemm_axpy_family(int bits);
+// The most rows (C's small side) a product the entry points run on
+// gemm_axpy_family has, and the fewest columns (its long side) and K.
+inline constexpr std::size_t kGemmAxpyMostRows = 1, kGemmAxpyLeastColumns = 64,
+                             kGemmAxpyLeastK = 64;
+// Where gemm_axpy_family is meant for: a GPU without a loop limit, C's
+// small side of kGemmAxpyMostRows and its long side of
+// kGemmAxpyLeastColumns or more, K of kGemmAxpyLeastK or more, and the
+// large operand along C's long side (op(B) = B where M <= N, op(A) = A^T
+// where M > N): the forms of a one-row or one-column product that
+// GemmDotFit does not take.
+bool GemmAxpyFit(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
+                 bool a_trans, bool b_trans);
 // The families above for `bits`-bit elements, in that order: the blocked
-// one, the reference path's, the lanes one, the rows one, the dot one (what
-// OverrideVariant looks a name up in, and what fatcl validate --bundled
-// predicts).
+// one, the reference path's, the lanes one, the rows one, the dot one, the
+// axpy one (what OverrideVariant looks a name up in, and what fatcl
+// validate --bundled predicts).
 std::vector<const Family*> gemm_families(int bits);
 
 // Forces the variant (one of gemm_family(bits)'s, gemm_naive_family(bits)'s
