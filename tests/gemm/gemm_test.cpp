@@ -1229,7 +1229,7 @@ TEST(Gemm, TheDotFamilyComputesEveryForm) {
   EXPECT_EQ(GemmDotFit(caps, 1, 4096, 4096, false, true), gpu);
   EXPECT_FALSE(GemmDotFit(caps, 4096, 1, 4096, true, false));  // A^T lies along M
   EXPECT_FALSE(GemmDotFit(caps, 4096, 2, 4096, false, false));
-  EXPECT_FALSE(GemmDotFit(caps, 4096, 1, 500, false, false));
+  EXPECT_FALSE(GemmDotFit(caps, 4096, 1, 200, false, false));
   if (!gpu || slow()) return;
   std::mt19937 rng(std::random_device{}());
   Form f;

@@ -238,7 +238,7 @@ const Family& gemm_dot_family(int bits);
 // The most columns (of C's small side) a product the entry points run on
 // gemm_dot_family has, and the fewest rows (its large side) and K.
 inline constexpr std::size_t kGemmDotMostColumns = 1, kGemmDotLeastRows = 64,
-                             kGemmDotLeastK = 1024;
+                             kGemmDotLeastK = 256;
 // Where gemm_dot_family is meant for: a GPU without a loop limit (the
 // driver quirk loop-limit-65536), C's small side (the fewer of M
 // and N, as the product runs) of kGemmDotMostColumns and its large side of
@@ -246,6 +246,8 @@ inline constexpr std::size_t kGemmDotMostColumns = 1, kGemmDotLeastRows = 64,
 // operand along K (op(A) = A where M >= N, op(B) = B^T where M < N). On an
 // H100 (2026-12-07) 8192 x 1 x 8192 ran 1.44 TFLOP/s there, 0.84 on the
 // blocked family's thin tiles; with 4 columns it ran 0.71 of their speed.
+// At K 256, 512 and 1000 (4096, 8192 and 1000 rows) it ran 1.45, 1.49 and
+// 5.2 times their speed, at K 64 to 100 level (a launch's time).
 bool GemmDotFit(const DeviceCaps& caps, std::size_t m, std::size_t n, std::size_t k,
                 bool a_trans, bool b_trans);
 // A vector times a matrix whose matrix lies along C's long side in memory
