@@ -308,6 +308,36 @@ Family make_dot_family(const EmbeddedFamily& embedded, int bits) {
   return Family(embedded, std::move(d));
 }
 
+// The axpy family's model of a problem {M, N, K, batch} on a GPU (its
+// shape rule; ties keep the manifest's order, its widest point first): how
+// many of the units a point's work-groups reach, with K's parts
+// (axpy_k_parts), counted full at 4 groups for 10 units, then the wider
+// group. On an H100 (132 units, 2026-12-07, op(A) = A^T, one column) the
+// point of 128 columns a group ran 1.33 to 1.81 times the 16-column one's
+// speed where it had 64 groups or more (4096 x 1 x 4096 in 4 parts, 2000 x
+// 1 x 8192 in 8, 8192 x 1 x 1024 whole; 6000 x 1 x 6000 level), and 0.33
+// to 0.84 of it where it had 48 or fewer (1000 x 1 x 1500 to 3000 x 1 x
+// 3000: 119 to 522 GFLOP/s against 359 to 770).
+double axpy_shape_score(const Variant& v, const DeviceCaps& caps,
+                        const std::vector<std::size_t>& p) {
+  constexpr double kFullShare = 0.4;
+  if (!caps.is_gpu() || p.size() < 3 || p[0] == 0 || p[1] == 0) return 1;
+  const Tile t = tile_of(v);
+  const double groups = double((std::max(p[0], p[1]) + t.nwg - 1) / t.nwg) *
+                        double(axpy_k_parts(v, caps, p[0], p[1], p[2]));
+  const double full = std::max(1.0, kFullShare * double(caps.compute_units));
+  return std::min(1.0, groups / full) + double(t.nwg) * 1e-6;
+}
+
+Family make_axpy_family(const EmbeddedFamily& embedded, int bits) {
+  FamilyDescription d = plain_description(bits);
+  d.ranking.shape_score = axpy_shape_score;
+  d.ranking.shape_rule =
+      "how many of the units the work-groups reach with K's parts (full at 4 for 10 units), "
+      "then the wider group";
+  return Family(embedded, std::move(d));
+}
+
 // The rows family's: the plain family's, ranked by its shape rule.
 Family make_rows_family(const EmbeddedFamily& embedded, int bits) {
   FamilyDescription d = plain_description(bits);
@@ -372,9 +402,9 @@ const Family& gemm_rows_family(int bits) {
 }
 
 const Family& gemm_axpy_family(int bits) {
-  static const Family s = detail::make_plain_family(kernels::sgemm_axpy(), 32);
-  static const Family d = detail::make_plain_family(kernels::dgemm_axpy(), 64);
-  static const Family h = detail::make_plain_family(kernels::hgemm_axpy(), 16);
+  static const Family s = detail::make_axpy_family(kernels::sgemm_axpy(), 32);
+  static const Family d = detail::make_axpy_family(kernels::dgemm_axpy(), 64);
+  static const Family h = detail::make_axpy_family(kernels::hgemm_axpy(), 16);
   return of_bits(bits, h, s, d, "gemm_axpy_family");
 }
 
@@ -513,7 +543,10 @@ std::size_t axpy_k_parts(const Variant& variant, const DeviceCaps& caps, std::si
                          std::size_t n, std::size_t k) {
   // matmul_k_splits's rule for the few-rows family, whose layout this is,
   // by work-items: 2048 a unit (8 groups of 256: each hides the others'
-  // memory latency).
+  // memory latency); each part at least 16 of the kernel's unrolled steps
+  // (with 4, the parts' shorter walks ran 2000 x 1 x 1500 with op(A) =
+  // A^T at 178 GFLOP/s on an H100 where unsplit it ran 274, 4096 x 1 x 4096
+  // at 807 against 1020 in 4 parts, 8192 x 1 x 8192 at 1198 against 1294).
   constexpr std::size_t kItemsPerUnit = 2048, kLeastSteps = 16, kMostParts = 32;
   if (!caps.is_gpu() || m == 0 || n == 0) return 1;
   const Tile t = tile_of(variant);

@@ -1296,6 +1296,45 @@ TEST(Gemm, TheAxpyFamilyComputesEveryForm) {
   EXPECT_EQ(GemmLastCall().rfind("sgemm_axpy_", 0), 0u) << GemmLastCall();
 }
 
+// Before any measurement the axpy family ranks its points by how many of a
+// GPU's units their work-groups reach with K's parts: the 128-column point
+// where it has 53 groups or more on 132 units, the 16-column one where the
+// wide one leaves most units idle (the H100's measured order at these
+// shapes, 2026-12-07); on a CPU the manifest's order.
+TEST(Gemm, TheAxpyModelTakesNarrowGroupsWhereWideOnesLeaveUnitsIdle) {
+  const Family& f = gemm_axpy_family(32);
+  const Ranking& r = f.description().ranking;
+  ASSERT_TRUE(r.shape_score);
+  const std::vector<Variant>& points = f.manifest().variants;
+  ASSERT_EQ(points.size(), 2u);
+  ASSERT_GT(points[0].param("WGN") * points[0].param("VW"),
+            points[1].param("WGN") * points[1].param("VW"));
+  auto best = [&](const DeviceCaps& caps, std::size_t m, std::size_t k) {
+    const Variant* top = nullptr;
+    double score = 0;
+    for (const Variant& v : points) {
+      const double s = r.shape_score(v, caps, {m, 1, k, 1});
+      if (!top || s > score) top = &v, score = s;
+    }
+    return top->name;
+  };
+  DeviceCaps gpu;
+  gpu.device_type = CL_DEVICE_TYPE_GPU;
+  gpu.compute_units = 132;
+  DeviceCaps cpu = gpu;
+  cpu.device_type = CL_DEVICE_TYPE_CPU;
+  for (auto [m, k] : {std::pair<std::size_t, std::size_t>{4096, 4096}, {2000, 8192}, {8192, 1024},
+                      {6000, 6000}, {8192, 8192}}) {
+    EXPECT_EQ(best(gpu, m, k), points[0].name) << m << " x 1 x " << k;
+  }
+  for (auto [m, k] : {std::pair<std::size_t, std::size_t>{1000, 1500}, {2000, 1500}, {2500, 2500},
+                      {3000, 3000}}) {
+    EXPECT_EQ(best(gpu, m, k), points[1].name) << m << " x 1 x " << k;
+  }
+  EXPECT_EQ(best(cpu, 2000, 1500), points[0].name);
+  EXPECT_NE(r.shape_rule.find("units"), std::string::npos);
+}
+
 // A choice is kept for a shape's size class and alignment (size_alignment),
 // not for its class alone: 24 and 32 columns are one class (2^5), but a
 // 16-wide tile covers 24 columns once and a half where a 32-wide one covers
