@@ -16,6 +16,15 @@ for st in "$@"; do
   axT) FATCL_TUNING=off timeout 100 $B bench --gemm --transA --top 0 --no-clblast --no-vendor --json --sizes 8192x1x8192,4096x1x4096 > $O/axT.json 2> $O/axT.err;;
   s12) FATCL_TUNING=off timeout 200 $B bench --gemm --top 1 --no-clblast --no-vendor --json --sizes $S1,$S2 > $O/s12-shipped.json 2> $O/s12-shipped.err;;
   ax4) FATCL_TUNING=off timeout 150 $B bench --gemm --top 0 --no-clblast --no-vendor --json --sizes 2x8192x8192,4x8192x8192,8x8192x8192,16x8192x8192,4x2048x2048 > $O/ax4.json 2> $O/ax4.err;;
+  landed) FATCL_TUNING=off timeout 120 $B bench --gemm --forms all --top 1 --no-vendor --json --sizes 1x8192x8192,8192x1x8192,4096x1x4096,2000x1x1500,1x16384x16384 > $O/landed-forms.json 2> $O/landed-forms.err
+     FATCL_TUNING=off timeout 60 $B bench --gemm --precision double --forms all --top 1 --no-vendor --json --sizes 1x8192x8192,8192x1x8192 > $O/landed-double.json 2> $O/landed-double.err
+     FATCL_TUNING=off timeout 60 $B bench --gemm --top 1 --json --sizes 1x8192x8192,8192x1x8192,1x4096x4096 > $O/landed-nn.json 2> $O/landed-nn.err;;
+  steps) FATCL_TUNING=off timeout 120 $B bench --gemm --forms all --top 1 --no-clblast --no-vendor --json --sizes 2000x1x1500,1000x1x1000,4096x1x4096,8192x1x8192,1x2000x1500,3000x1x600 > $O/steps-forms.json 2> $O/steps-forms.err;;
+  narrow) FATCL_TUNING=off timeout 150 $B bench --gemm --transA --top 0 --no-clblast --no-vendor --json --sizes 1000x1x1500,1500x1x1500,2000x1x1500,2500x1x2500,3000x1x3000,4096x1x4096,2000x1x8192,8192x1x1024,6000x1x6000 > $O/narrow.json 2> $O/narrow.err;;
+  model) FATCL_TUNING=off timeout 120 $B bench --gemm --forms all --top 1 --no-vendor --json --sizes 2000x1x1500,1x2000x1500,3000x1x3000,4096x1x4096,8192x1x8192,1000x1x1000 > $O/model-forms.json 2> $O/model-forms.err
+     FATCL_TUNING=off timeout 60 $B bench --gemm --transA --top 1 --no-clblast --no-vendor --json --sizes 2000x1x1500,2500x1x2500,6000x1x6000 > $O/model-tn.json 2> $O/model-tn.err;;
+  shortk) FATCL_TUNING=off timeout 120 $B bench --gemm --top 0 --no-clblast --no-vendor --json --sizes 1000x1x1000,4096x1x256,8192x1x512,2000x1x100,4096x1x64,6000x1x6000,3000x1x3000,8192x1x16 > $O/shortk-nn.json 2> $O/shortk-nn.err
+     FATCL_TUNING=off timeout 80 $B bench --gemm --top 0 --no-clblast --no-vendor --json --sizes 1x8192x64,1x4096x128,1x1000x1000,1x8192x16,1x2000x100 > $O/shortk-row.json 2> $O/shortk-row.err;;
   forms) FATCL_TUNING=off timeout 120 $B bench --gemm --forms all --top 1 --no-vendor --json --sizes 1x8192x8192,8192x1x8192,4096x1x4096 > $O/forms.json 2> $O/forms.err;;
   double) FATCL_TUNING=off timeout 90 $B bench --gemm --precision double --forms all --top 1 --no-vendor --json --sizes 1x8192x8192,8192x1x8192 > $O/double.json 2> $O/double.err;;
   dpts) FATCL_TUNING=off timeout 60 $B bench --gemm --precision double --top 0 --no-clblast --no-vendor --json --sizes 1x8192x8192 > $O/dpts.json 2> $O/dpts.err;;
