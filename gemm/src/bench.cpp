@@ -695,8 +695,9 @@ std::vector<TuningEntry> gemm_tuning_entries(const GemmForm& form, const GemmBen
   }
   std::stable_sort(ran.begin(), ran.end(),
                    [](const GemmBenchEntry* a, const GemmBenchEntry* b) { return a->gflops > b->gflops; });
-  const std::vector<const Family*> families{&gemm_family(form.bits),
-                                            &gemm_rows_family(form.bits)};
+  const std::vector<const Family*> families{&gemm_family(form.bits), &gemm_rows_family(form.bits),
+                                            &gemm_dot_family(form.bits),
+                                            &gemm_axpy_family(form.bits)};
   std::vector<TuningEntry> out;
   for (const Family* family : families) {
     TuningEntry entry =

@@ -108,12 +108,13 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
                                const GemmBenchOptions& options);
 
 // The tuning entries a bench row makes (fatcl tune --gemm): one per family
-// of the form's precision whose variants ran (the blocked one; the rows one
-// where the row timed its points), each variant forced in a tier that ran
-// right, fastest first, keyed by the row-major twin's form ("NN", "NT",
-// "TN", "TT": a column-major call runs as the row-major product of its
-// operands swapped, so its entry is that product's, M and N swapped) and
-// the problem {M, N, K, batch}; none where no variant in a tier ran right.
+// of the form's precision whose variants ran (the blocked one; the rows,
+// dot and axpy ones where the row timed their points), each variant forced
+// in a tier that ran right, fastest first, keyed by the row-major twin's
+// form ("NN", "NT", "TN", "TT": a column-major call runs as the row-major
+// product of its operands swapped, so its entry is that product's, M and N
+// swapped) and the problem {M, N, K, batch}; none where no variant in a
+// tier ran right.
 // `who`: TuningEntry::provenance's first words ("fatcl tune").
 std::vector<TuningEntry> gemm_tuning_entries(const GemmForm& form, const GemmBenchRow& row,
                                              const DeviceCaps& caps, const std::string& who);
