@@ -131,9 +131,8 @@ void gemm_axpy(GEMM_ARGUMENTS) {
       CAT(vstore, VW)(acc[r], 0, &partial[y][x * VW]);
 #endif
       barrier(CLK_LOCAL_MEM_FENCE);
-      /* The WGK partial sums of each column added by a fixed tree (a sum a
-       * loop, its WGK loads in flight at once, took ptxas to 100 registers
-       * a work-item). */
+      /* The WGK partial sums of each column added by a fixed tree, every
+       * work-item of the group taking part. */
       __local real* mine = &partial[y][x * VW];
       for (int h = WGK / 2; h > 0; h >>= 1) {
         if (y < h) {

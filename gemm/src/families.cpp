@@ -84,6 +84,11 @@ Tile tile_of(const Variant& v) {
   return {std::size_t(v.param("MWG")), std::size_t(v.param("NWG")), std::size_t(v.param("MDIMC")),
           std::size_t(v.param("NDIMC")), std::size_t(v.param("KWG"))};
 }
+// The axpy family's work-groups for an m x n product (a part of K): along
+// C's long side, nwg columns each.
+std::size_t axpy_groups(const Tile& t, std::size_t m, std::size_t n) {
+  return (std::max(m, n) + t.nwg - 1) / t.nwg;
+}
 
 // The trial: an M x N x K product of small integers (two tiles and a
 // ragged edge in every direction, so every path of the kernel runs: whole
@@ -323,8 +328,8 @@ double axpy_shape_score(const Variant& v, const DeviceCaps& caps,
   constexpr double kFullShare = 0.4;
   if (!caps.is_gpu() || p.size() < 3 || p[0] == 0 || p[1] == 0) return 1;
   const Tile t = tile_of(v);
-  const double groups = double((std::max(p[0], p[1]) + t.nwg - 1) / t.nwg) *
-                        double(axpy_k_parts(v, caps, p[0], p[1], p[2]));
+  const double groups =
+      double(axpy_groups(t, p[0], p[1])) * double(axpy_k_parts(v, caps, p[0], p[1], p[2]));
   const double full = std::max(1.0, kFullShare * double(caps.compute_units));
   return std::min(1.0, groups / full) + double(t.nwg) * 1e-6;
 }
@@ -550,7 +555,7 @@ std::size_t axpy_k_parts(const Variant& variant, const DeviceCaps& caps, std::si
   constexpr std::size_t kItemsPerUnit = 2048, kLeastSteps = 16, kMostParts = 32;
   if (!caps.is_gpu() || m == 0 || n == 0) return 1;
   const Tile t = tile_of(variant);
-  const std::size_t items = (std::max(m, n) + t.nwg - 1) / t.nwg * t.ndimc * t.mdimc;
+  const std::size_t items = axpy_groups(t, m, n) * t.ndimc * t.mdimc;
   const std::size_t wanted = kItemsPerUnit * std::max<std::size_t>(1, caps.compute_units);
   if (items >= wanted) return 1;
   const std::size_t most = std::max<std::size_t>(1, k / (kLeastSteps * t.kwg));
@@ -729,7 +734,7 @@ cl_event launch_gemm(cl_command_queue queue, cl_kernel kernel, const Variant& v,
   // takes the product as its transpose), one group of rows: each walks all
   // of them, a pass at a time.
   if (is_axpy(v)) {
-    global[0] = (std::max(l.m, l.n) + t.nwg - 1) / t.nwg * t.ndimc;
+    global[0] = axpy_groups(t, l.m, l.n) * t.ndimc;
     global[1] = t.mdimc;
   }
   const std::size_t local[3] = {t.ndimc, t.mdimc, 1};

@@ -100,14 +100,14 @@ std::vector<cl_event> launch_transpose(cl_command_queue queue, cl_kernel blocks,
                                        std::size_t t_offset, std::size_t t_ld, std::size_t batch,
                                        const std::vector<cl_event>& wait);
 
-// gemm_sum_parts (kernels/gemm_sum_parts.cl), one variant per precision:
-// PRECISION 32, 64.
 // The parts of K that the axpy family's point `variant` takes an m x n x k
 // product in on a GPU (1 elsewhere): enough work-groups for several a
 // compute unit, each part at least 16 of its steps of K.
 std::size_t axpy_k_parts(const Variant& variant, const DeviceCaps& caps, std::size_t m,
                          std::size_t n, std::size_t k);
 
+// gemm_sum_parts (kernels/gemm_sum_parts.cl), one variant per precision:
+// PRECISION 32, 64.
 const Family& gemm_sum_parts_family();
 // Enqueues C = alpha * (the sum of `parts` partial m x n products) + beta *
 // C after `wait` (C not read where beta is 0): part p in rows of n from

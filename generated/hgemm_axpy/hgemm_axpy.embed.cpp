@@ -1956,9 +1956,8 @@ void gemm_axpy(GEMM_ARGUMENTS) {
       CAT(vstore, VW)(acc[r], 0, &partial[y][x * VW]);
 #endif
       barrier(CLK_LOCAL_MEM_FENCE);
-      /* The WGK partial sums of each column added by a fixed tree (a sum a
-       * loop, its WGK loads in flight at once, took ptxas to 100 registers
-       * a work-item). */
+      /* The WGK partial sums of each column added by a fixed tree, every
+       * work-item of the group taking part. */
       __local real* mine = &partial[y][x * VW];
       for (int h = WGK / 2; h > 0; h >>= 1) {
         if (y < h) {
@@ -2006,7 +2005,7 @@ const char kManifest[] = R"fatcl({
   "kernel": "gemm_axpy",
   "language": "CL1.2",
   "source_file": "gemm_axpy.cl",
-  "source_sha256": "c0550ffbe05c23957c19a4e6c61385f32d499d008263bfb7e960eaccf60fa215",
+  "source_sha256": "a0d100feb64f39fcf7380181d32a337a26db29883bc3dad3d1150a6eea71c0fe",
   "toolchain": {
     "clang": "Debian clang version 15.0.6",
     "llc": "Debian LLVM version 15.0.6",

@@ -1198,6 +1198,21 @@ TEST(Gemm, AOneRowProductOfBTransposedRunsAsItsTransposeInPlace) {
       << f.describe(32) << ": " << GemmLastCall();
 }
 
+// A family for one row or column (the dot and axpy ones), forced, in each
+// precision: every form (check_family_forms) on `shapes`, each as it runs
+// (a column-major one's sides swapped); the slow runtimes one shape a form.
+void check_skinny_family_forms(const Family& (*family)(int),
+                               const std::array<std::size_t, 3> (&shapes)[3]) {
+  for (int bits : precisions()) {
+    check_family_forms(
+        family(bits), bits, shapes, 2,
+        [](std::size_t s, std::size_t i, std::size_t) { return !slow() || s == i / 3 % 3; },
+        [](Form& f, std::size_t) {
+          if (f.layout == Layout::kColMajor) std::swap(f.m, f.n);
+        });
+  }
+}
+
 // The dot family (forced): every form (check_family_forms) on a product of
 // one column over a K shorter than a GPU point's step, one of one row
 // (taken as its transpose, in place) over a K of whole and partial steps,
@@ -1216,14 +1231,7 @@ TEST(Gemm, TheDotFamilyComputesEveryForm) {
   // (Oclgrind's checked run of these took over 10 minutes: a pass a column,
   // 128 work-items a row.)
   if (slow()) shapes[1] = {1, 30, 90}, shapes[2] = {20, 3, 67};
-  for (int bits : precisions()) {
-    check_family_forms(
-        gemm_dot_family(bits), bits, shapes, 2,
-        [](std::size_t s, std::size_t i, std::size_t) { return !slow() || s == i / 3 % 3; },
-        [](Form& f, std::size_t) {
-          if (f.layout == Layout::kColMajor) std::swap(f.m, f.n);
-        });
-  }
+  check_skinny_family_forms(gemm_dot_family, shapes);
   const bool gpu = caps.is_gpu();
   EXPECT_EQ(GemmDotFit(caps, 4096, 1, 4096, false, false), gpu);
   EXPECT_EQ(GemmDotFit(caps, 1, 4096, 4096, false, true), gpu);
@@ -1256,14 +1264,7 @@ TEST(Gemm, TheAxpyFamilyComputesEveryForm) {
   }
   std::array<std::size_t, 3> shapes[] = {{1, 300, 29}, {150, 1, 600}, {9, 150, 67}};
   if (slow()) shapes[1] = {40, 1, 90}, shapes[2] = {9, 20, 37};
-  for (int bits : precisions()) {
-    check_family_forms(
-        gemm_axpy_family(bits), bits, shapes, 2,
-        [](std::size_t s, std::size_t i, std::size_t) { return !slow() || s == i / 3 % 3; },
-        [](Form& f, std::size_t) {
-          if (f.layout == Layout::kColMajor) std::swap(f.m, f.n);
-        });
-  }
+  check_skinny_family_forms(gemm_axpy_family, shapes);
   cl_device_id device = runtime().cl.device();
   std::mt19937 rng(std::random_device{}());
   {
