@@ -4,6 +4,7 @@
 #include "fatcl/gemm.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <map>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "fatcl/matmul.hpp"
+#include "fatcl/store.hpp"
 #include "launch.hpp"
 
 namespace fatcl {
@@ -93,6 +95,13 @@ struct Chosen {
   std::shared_ptr<const Why> why;
 };
 
+// A class being learned (GemmLearnOnline): its trial, and each candidate
+// as the calls run it, made on its first turn (guarded by Kept's mutex).
+struct Learning {
+  std::unique_ptr<OnlineChoice> online;
+  std::vector<std::shared_ptr<const Chosen>> as_chosen;
+};
+
 // What the thread's last call ran (GemmLastCall()): the facts, put into
 // words only when asked (a call builds no text). No `why`: a quick return
 // (`nothing` says which) or a failed call.
@@ -104,6 +113,10 @@ struct LastCall {
   bool pack_a = false, pack_b = false, copy_b = false;
   std::size_t batch = 1, m = 0, n = 0, k = 0, panel = 0, b_padded_ld = 0, planes = 0;
   std::size_t launches = 0, k_per_launch = 0;
+  // Where its class was being learned: the trial and the call's candidate.
+  std::shared_ptr<Learning> learning;
+  std::size_t candidate = 0;
+  bool timed = false;
 };
 thread_local LastCall g_last_call;
 struct Planned {
@@ -149,6 +162,12 @@ struct Kept {
   std::map<cl_context, cl::Buffer> placeholders;
   std::map<std::pair<cl_device_id, int>, Override> overrides;
   std::map<std::pair<cl_device_id, int>, std::size_t> k_parts;  // OverrideKParts
+  // GemmLearnOnline's switch (none: FATCL_TUNE's), options and store (null:
+  // the user's), and the classes being learned.
+  std::optional<bool> online;
+  OnlineOptions online_options;
+  std::shared_ptr<Store> store;
+  std::map<ChoiceKey, std::shared_ptr<Learning>> learning;
   std::map<std::pair<cl_program, std::string>, std::vector<cl::Kernel>> idle_kernels;
   unsigned generation = 0;  // ClearCache's count: a kernel borrowed before it is not kept
   // Held by a call on a device whose driver races concurrent calls, and by
@@ -359,27 +378,49 @@ class Borrowed {
   cl::Kernel kernel_;
 };
 
+// A loaded point of `family` as the calls keep it; `tuned`: an entry
+// measured on this device at the size class of its key (the products kept
+// on it) ranked it, as fatcl::Matmul and its bench count it.
+std::shared_ptr<const Chosen> chosen_of(const LoadedKernel& loaded, const Family& family,
+                                        bool tuned) {
+  auto why = std::make_shared<const Chosen::Why>(
+      Chosen::Why{loaded.variant.name, loaded.tier, loaded.explanation, tuned});
+  return std::make_shared<const Chosen>(Chosen{loaded.program, loaded.variant,
+                                               family.manifest().kernel, loaded.tier,
+                                               std::move(why)});
+}
+
 // The program kept under `key`, else the one load() gives for `options`,
-// then kept. With the kept state's mutex held; `caps` what the device
-// reports.
+// then kept; where `learn` and no entry measured here ranked it, its class
+// is learned from here on (its candidates built now). With the kept
+// state's mutex held; `caps` what the device reports.
 std::shared_ptr<const Chosen> kept_or_loaded(Kept& all, const ChoiceKey& key,
                                              cl_context context, cl_device_id device,
                                              const DeviceCaps& caps, const Family& family,
-                                             const LoadOptions& options) {
+                                             const LoadOptions& options, bool learn = false) {
   if (auto it = all.choices.find(key); it != all.choices.end()) return it->second;
-  const LoadedKernel loaded =
-      load(cl::Context(context, true), cl::Device(device, true), family, options);
-  // Tuned: an entry measured on this device at the size class of the key
-  // (the products kept on it) ranked the point, as fatcl::Matmul and its
-  // bench count it.
-  auto why = std::make_shared<const Chosen::Why>(
-      Chosen::Why{loaded.variant.name, loaded.tier, loaded.explanation,
-                  tuned_here(loaded.tuning_entry, options.problem, caps)});
-  return all.choices
-      .emplace(key, std::make_shared<const Chosen>(Chosen{loaded.program, loaded.variant,
-                                                          family.manifest().kernel, loaded.tier,
-                                                          std::move(why)}))
-      .first->second;
+  const cl::Context ctx(context, true);
+  const cl::Device dev(device, true);
+  const LoadedKernel loaded = load(ctx, dev, family, options);
+  const std::shared_ptr<const Chosen> chosen =
+      all.choices
+          .emplace(key, chosen_of(loaded, family,
+                                  tuned_here(loaded.tuning_entry, options.problem, caps)))
+          .first->second;
+  if (learn && !chosen->why->tuned) {
+    std::vector<std::string> variants = online_candidates(
+        family, caps, options, loaded.variant.name, all.online_options.candidates);
+    if (variants.size() > 1) {
+      auto learning = std::make_shared<Learning>();
+      learning->online =
+          std::make_unique<OnlineChoice>(ctx, dev, family, options.problem, loaded,
+                                         std::move(variants), options, all.online_options);
+      learning->as_chosen.resize(learning->online->size());
+      learning->as_chosen[0] = chosen;
+      all.learning[key] = std::move(learning);
+    }
+  }
+  return chosen;
 }
 
 // What choose() keys a product by, and loads it with.
@@ -398,6 +439,7 @@ ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id d
   ChoiceRequest q;
   q.options.problem = {m, n, k, batch};
   q.options.form = std::string(a_trans ? "T" : "N") + (b_trans ? "T" : "N");
+  q.options.store = all.store;
   q.family = GemmDotFit(caps, m, n, k, a_trans, b_trans)    ? &gemm_dot_family(bits)
              : GemmAxpyFit(caps, m, n, k, a_trans, b_trans) ? &gemm_axpy_family(bits)
              : GemmRowsFit(caps, bits, m, n, k, batch, b_trans, a_trans) ? &gemm_rows_family(bits)
@@ -424,18 +466,77 @@ ChoiceRequest choice_request(const Kept& all, cl_context context, cl_device_id d
   return q;
 }
 
+// A call's program and, where its class is being learned, the trial, the
+// class's key and the call's turn (the candidate `chosen` is).
+struct Choice {
+  std::shared_ptr<const Chosen> chosen;
+  std::shared_ptr<Learning> learning;
+  ChoiceKey key;
+  OnlineChoice::Turn turn;
+};
+
 // The program for this product: chosen by the loader for the device,
 // precision, form and shape (its tuning entries, else its ranking), or the
-// variant OverrideVariant forces; built on first use and kept.
-std::shared_ptr<const Chosen> choose(cl_context context, cl_device_id device,
-                                     const DeviceCaps& caps, int bits, bool a_trans, bool b_trans,
-                                     std::size_t m, std::size_t n, std::size_t k,
-                                     std::size_t batch) {
+// variant OverrideVariant forces; built on first use and kept. Where the
+// class is learned (GemmLearnOnline), the candidate whose turn it is.
+Choice choose(cl_context context, cl_device_id device, const DeviceCaps& caps, int bits,
+              bool a_trans, bool b_trans, std::size_t m, std::size_t n, std::size_t k,
+              std::size_t batch) {
   Kept& all = kept();
   std::lock_guard<std::mutex> lock(all.mutex);
   const ChoiceRequest q =
       choice_request(all, context, device, caps, bits, a_trans, b_trans, m, n, k, batch);
-  return kept_or_loaded(all, q.key, context, device, caps, *q.family, q.options);
+  const bool learn =
+      q.options.variant.empty() && (all.online ? *all.online : online_tuning_requested());
+  Choice out;
+  out.key = q.key;
+  out.chosen = kept_or_loaded(all, q.key, context, device, caps, *q.family, q.options, learn);
+  const auto it = all.learning.find(q.key);
+  if (it == all.learning.end()) return out;
+  out.learning = it->second;
+  out.turn = out.learning->online->next();
+  std::shared_ptr<const Chosen>& candidate = out.learning->as_chosen[out.turn.candidate];
+  if (!candidate) candidate = chosen_of(*out.turn.kernel, *q.family, false);
+  out.chosen = candidate;
+  return out;
+}
+
+// The call ran the current choice of its class, untimed (its candidate
+// left out).
+void back_to_current(Choice& choice) {
+  std::lock_guard<std::mutex> lock(kept().mutex);
+  choice.chosen = choice.learning->as_chosen[0];
+  choice.turn = {choice.learning->online->candidate(0), 0, false};
+}
+
+// Every candidate of the call's class that is built (none where its class
+// is not learned), as the calls keep them.
+std::vector<std::shared_ptr<const Chosen>> candidates(const Choice& choice) {
+  std::vector<std::shared_ptr<const Chosen>> out;
+  if (!choice.learning) return out;
+  std::lock_guard<std::mutex> lock(kept().mutex);
+  Learning& l = *choice.learning;
+  for (std::size_t c = 0; c < l.as_chosen.size(); ++c) {
+    const LoadedKernel* k = l.online->candidate(c);
+    if (!k) continue;
+    if (!l.as_chosen[c]) l.as_chosen[c] = chosen_of(*k, *std::get<3>(choice.key), false);
+    out.push_back(l.as_chosen[c]);
+  }
+  return out;
+}
+
+// The trial of the call's class settled: its choice is kept for the class
+// (tuned: its entry measured here), the trial dropped.
+void settle(const Choice& choice) {
+  Kept& all = kept();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  const auto it = all.learning.find(choice.key);
+  if (it == all.learning.end() || it->second != choice.learning) return;
+  const LoadedKernel& learned = choice.learning->online->choice();
+  all.choices[choice.key] =
+      chosen_of(learned, *std::get<3>(choice.key), learned.tuning_entry.has_value());
+  all.planned.erase(choice.key);
+  all.learning.erase(it);
 }
 
 // The point choose() takes for one product (the first of the loader's
@@ -857,22 +958,70 @@ StatusCode run(Request r) {
   // is added onto the last part's product. The point is the one chosen
   // for the call's shape (its tuning entries time the split call; the
   // model counts the parts).
-  const std::shared_ptr<const Chosen> kept_choice =
+  Choice choice =
       choose(context, device, facts.caps, r.bits, a_trans, b_trans, r.m, r.n, k_used, r.batch);
-  const Chosen& chosen = *kept_choice;
-  // (The dot family spreads K over a GPU's work-items itself.)
-  std::size_t part_k = k_used;
-  if (one_product && k_used > 0 && r.bits != 16 && chosen.kernel != "gemm_dot") {
-    const std::size_t parts = k_parts(device, facts.caps, r.bits, chosen, r.m, r.n, k_used);
-    part_k = (k_used + parts - 1) / parts;
-    if (part_k > 64) part_k = (part_k + 63) / 64 * 64;
+  // What a point's call writes beside C: K in parts, the passes, and the
+  // space they take.
+  struct Space {
+    std::size_t part_k = 0, whole_parts = 0, rest_k = 0, planes = 0;
+    bool split = false;
+    Passes passes;
+    std::size_t c_start = 0, w_start = 0, bytes = 0;
+  };
+  auto space_for = [&](const Chosen& point) {
+    Space s;
+    // (The dot family spreads K over a GPU's work-items itself.)
+    s.part_k = k_used;
+    if (one_product && k_used > 0 && r.bits != 16 && point.kernel != "gemm_dot") {
+      const std::size_t parts = k_parts(device, facts.caps, r.bits, point, r.m, r.n, k_used);
+      s.part_k = (k_used + parts - 1) / parts;
+      if (s.part_k > 64) s.part_k = (s.part_k + 63) / 64 * 64;
+    }
+    s.whole_parts = s.part_k ? k_used / s.part_k : 0;
+    s.rest_k = s.part_k ? k_used % s.part_k : 0;
+    s.split = s.whole_parts > 1;
+    s.planes = s.split ? s.whole_parts : 0;
+    s.passes = passes_for(point.variant, point.kernel, facts.caps, a_trans, b_trans, r.m, r.n,
+                          k_used, r.b_ld, one_product && !s.split, element);
+    // C^T (r.m x r.n, the call's C transposed) after the packed operands.
+    s.c_start = (s.passes.a_packed + s.passes.b_packed) * r.batch;
+    // The parts' products after it.
+    s.w_start = s.c_start + (as_transpose ? r.m * r.n : 0);
+    s.bytes = (s.w_start + s.planes * r.m * r.n) * element;
+    return s;
+  };
+  Space space_needed = space_for(*choice.chosen);
+  if (r.temp_size) {
+    // While the class is learned, the most any of its candidates takes.
+    *r.temp_size = space_needed.bytes;
+    for (const std::shared_ptr<const Chosen>& c : candidates(choice)) {
+      *r.temp_size = std::max(*r.temp_size, space_for(*c).bytes);
+    }
+    return StatusCode::kSuccess;
   }
-  const std::size_t whole_parts = part_k ? k_used / part_k : 0;
-  const std::size_t rest_k = part_k ? k_used % part_k : 0;
-  const bool split = whole_parts > 1;
-  const std::size_t planes = split ? whole_parts : 0;
-  const Passes passes = passes_for(chosen.variant, chosen.kernel, facts.caps, a_trans, b_trans, r.m,
-                                   r.n, k_used, r.b_ld, one_product && !split, element);
+  std::size_t temp_bytes = 0;
+  if (r.temp && space_needed.bytes > 0) {
+    if (const cl_int err =
+            clGetMemObjectInfo(r.temp, CL_MEM_SIZE, sizeof temp_bytes, &temp_bytes, nullptr);
+        err != CL_SUCCESS) {
+      g_message = "the temporary buffer: clGetMemObjectInfo(CL_MEM_SIZE) failed with " +
+                  cl_status_name(err);
+      return static_cast<StatusCode>(err);  // CL_INVALID_MEM_OBJECT is kInvalidMemObject
+    }
+    if (temp_bytes < space_needed.bytes && choice.learning && choice.turn.candidate != 0) {
+      choice.learning->online->leave_out(
+          choice.turn.candidate, "its passes take " + std::to_string(space_needed.bytes) +
+                                     " bytes; the call's temporary buffer holds " +
+                                     std::to_string(temp_bytes));
+      back_to_current(choice);
+      space_needed = space_for(*choice.chosen);
+    }
+  }
+  const Chosen& chosen = *choice.chosen;
+  const std::size_t part_k = space_needed.part_k, whole_parts = space_needed.whole_parts;
+  const std::size_t rest_k = space_needed.rest_k, planes = space_needed.planes;
+  const bool split = space_needed.split;
+  const Passes& passes = space_needed.passes;
   const bool blocked = passes.blocked;
   const bool pack_a = passes.pack_a, pack_b = passes.pack_b, copy_b = passes.copy_b;
   const std::size_t panel = passes.panel, b_padded_ld = passes.b_padded_ld;
@@ -881,41 +1030,32 @@ StatusCode run(Request r) {
   const std::size_t a_packed_ld = passes.a_packed_ld;
   // The columns of the panel from col0: `panel`, the last up to twice that.
   auto panel_cols = [&](std::size_t col0) { return col0 + 2 * panel <= r.n ? panel : r.n - col0; };
-  // C^T (r.m x r.n, the call's C transposed) after the packed operands.
-  const std::size_t c_start = (a_packed + b_packed) * r.batch;
-  // The parts' products after it.
-  const std::size_t w_start = c_start + (as_transpose ? r.m * r.n : 0);
-  const std::size_t packed_bytes = (w_start + planes * r.m * r.n) * element;
-  if (r.temp_size) {
-    *r.temp_size = packed_bytes;
-    return StatusCode::kSuccess;
+  const std::size_t c_start = space_needed.c_start, w_start = space_needed.w_start;
+  const std::size_t packed_bytes = space_needed.bytes;
+  if (r.temp && temp_bytes < packed_bytes) {
+    const std::string b_what = panel      ? std::string(pack_b ? "B^T" : "B") + " into panels"
+                               : pack_b   ? "B^T"
+                               : b_packed ? "B with longer rows"
+                                          : "";
+    std::string what = pack_a && b_packed ? "A^T and " + b_what : pack_a ? "A^T" : b_what;
+    // (As the transpose, A^T is B^T of the call, and B its A.)
+    if (as_transpose) {
+      what = (what.empty() ? "" : what + ", then ") + "C^T of the product's transpose";
+    }
+    if (split) {
+      what = (what.empty() ? "" : what + ", then ") + "the products of K's " +
+             std::to_string(planes) + " parts";
+    }
+    g_message = "the temporary buffer holds " + std::to_string(temp_bytes) + " bytes; packing " +
+                what + " for this call takes " + std::to_string(packed_bytes) +
+                " (GemmTempBufferSize)";
+    return StatusCode::kInsufficientMemoryTemp;
   }
-  if (r.temp && packed_bytes > 0) {
-    std::size_t size = 0;
-    if (const cl_int err = clGetMemObjectInfo(r.temp, CL_MEM_SIZE, sizeof size, &size, nullptr);
-        err != CL_SUCCESS) {
-      g_message = "the temporary buffer: clGetMemObjectInfo(CL_MEM_SIZE) failed with " +
-                  cl_status_name(err);
-      return static_cast<StatusCode>(err);  // CL_INVALID_MEM_OBJECT is kInvalidMemObject
-    }
-    if (size < packed_bytes) {
-      const std::string b_what = panel      ? std::string(pack_b ? "B^T" : "B") + " into panels"
-                                 : pack_b   ? "B^T"
-                                 : b_packed ? "B with longer rows"
-                                            : "";
-      std::string what = pack_a && b_packed ? "A^T and " + b_what : pack_a ? "A^T" : b_what;
-      // (As the transpose, A^T is B^T of the call, and B its A.)
-      if (as_transpose) {
-        what = (what.empty() ? "" : what + ", then ") + "C^T of the product's transpose";
-      }
-      if (split) {
-        what = (what.empty() ? "" : what + ", then ") + "the products of K's " +
-               std::to_string(planes) + " parts";
-      }
-      g_message = "the temporary buffer holds " + std::to_string(size) + " bytes; packing " + what +
-                  " for this call takes " + std::to_string(packed_bytes) + " (GemmTempBufferSize)";
-      return StatusCode::kInsufficientMemoryTemp;
-    }
+  // A learning call's time: from a finished queue to its last launch done.
+  std::chrono::steady_clock::time_point started;
+  if (choice.turn.timed) {
+    check_cl(clFinish(queue), "clFinish before a timed call (learning online)");
+    started = std::chrono::steady_clock::now();
   }
   const Borrowed kernel(chosen.program(), chosen.kernel);
 
@@ -1135,6 +1275,16 @@ StatusCode run(Request r) {
     }
   }
   if (space.kept) space.kept->read_by = last.front();
+  if (choice.turn.timed) {
+    check_cl(clFinish(queue), "clFinish after a timed call (learning online)");
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count();
+    choice.learning->online->record(choice.turn, ms,
+                                    2.0 * double(r.m) * double(r.n) * double(k_used) *
+                                        double(r.batch));
+    if (choice.learning->online->settled()) settle(choice);
+  }
   // What ran (GemmLastCall() puts it into words).
   LastCall& ran = g_last_call;
   ran.why = chosen.why;
@@ -1146,6 +1296,8 @@ StatusCode run(Request r) {
   ran.batch = r.batch, ran.m = r.m, ran.n = r.n, ran.k = k_used;
   ran.panel = panel, ran.b_padded_ld = b_padded_ld, ran.planes = split ? planes : 0;
   ran.launches = launches, ran.k_per_launch = k_per_launch;
+  ran.learning = choice.learning;
+  ran.candidate = choice.turn.candidate, ran.timed = choice.turn.timed;
   if (r.event) {
     check_cl(clRetainEvent(last.front()()), "clRetainEvent");
     *r.event = last.front()();
@@ -1384,6 +1536,27 @@ StatusCode OverrideKParts(cl_device_id device, int bits, std::size_t parts) {
   return StatusCode::kSuccess;
 }
 
+StatusCode GemmLearnOnline(bool on, const OnlineOptions& options, std::shared_ptr<Store> store) {
+  g_message.clear();
+  const char* bad = options.candidates == 0  ? "candidates is 0"
+                    : options.rounds < 1     ? "rounds is below 1"
+                    : options.warmup < 0     ? "warmup is below 0"
+                    : !(options.drop_factor > 1) ? "drop_factor is not above 1"
+                    : !(options.margin >= 1) ? "margin is below 1"
+                                             : nullptr;
+  if (bad) {
+    g_message = std::string("GemmLearnOnline: ") + bad;
+    return StatusCode::kInvalidValue;
+  }
+  Kept& all = kept();
+  std::lock_guard<std::mutex> lock(all.mutex);
+  all.online = on;
+  all.online_options = options;
+  all.store = std::move(store);
+  if (!on) all.learning.clear();  // the calls run each class's current choice
+  return StatusCode::kSuccess;
+}
+
 StatusCode ClearCache() {
   Kept& all = kept();
   const std::lock_guard<std::mutex> calls(all.one_at_a_time);
@@ -1396,6 +1569,10 @@ StatusCode ClearCache() {
   all.scratch.clear();
   all.overrides.clear();
   all.k_parts.clear();
+  all.online.reset();
+  all.online_options = {};
+  all.store.reset();
+  all.learning.clear();
   all.devices.clear();
   g_message.clear();
   return StatusCode::kSuccess;
@@ -1436,6 +1613,12 @@ detail::GemmLastRun detail::gemm_last_run() {
   out.how = (r.batch > 1 ? std::to_string(r.batch) + " products of " : "") + "row-major " +
             std::to_string(r.m) + " x " + std::to_string(r.n) + " x " + std::to_string(r.k) +
             ", op(A) = " + (r.a_trans ? "A^T" : "A") + ", op(B) = " + (r.b_trans ? "B^T" : "B");
+  if (r.learning) {
+    how.push_back("learning online: candidate " + std::to_string(r.candidate + 1) + " of " +
+                  std::to_string(r.learning->online->size()) +
+                  (r.timed ? ", timed" : ", untimed"));
+    out.online = r.learning->online->report();
+  }
   for (const std::string& h : how) out.how += "; " + h;
   out.variant = r.why->variant;
   out.tier = r.why->tier;
@@ -1449,6 +1632,7 @@ std::string GemmLastCall() {
   if (r.variant.empty()) return r.how;
   std::string said = r.variant + " (" + to_string(r.tier) + " tier) for " + r.how;
   if (r.explanation) said += "\n" + r.explanation->to_string();
+  if (!r.online.empty()) said += "\n" + r.online;
   return said;
 }
 

@@ -46,6 +46,9 @@ struct GemmLastRun {
   // A tuning entry measured on this device at the product's size class
   // ranked the point (fatcl bench --gemm's tuned sizes).
   bool tuned = false;
+  // Where the call's class was being learned (GemmLearnOnline): the
+  // learning's report.
+  std::string online;
 };
 GemmLastRun gemm_last_run();
 

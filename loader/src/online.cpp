@@ -202,7 +202,7 @@ struct OnlineChoice::Impl {
         built[c] = std::move(k);
         trial.ready(c);
       } else {
-        failures[c] = failure;
+        failures[c] = "did not load (" + failure + ")";
         trial.fail(c);
       }
     }
@@ -279,6 +279,23 @@ const LoadedKernel& OnlineChoice::choice() const {
   return *impl_->built[impl_->trial.best()];
 }
 
+std::size_t OnlineChoice::size() const { return impl_->variants.size(); }
+
+const LoadedKernel* OnlineChoice::candidate(std::size_t c) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const std::optional<LoadedKernel>& k = impl_->built.at(c);
+  return k && impl_->failures[c].empty() ? &*k : nullptr;
+}
+
+void OnlineChoice::leave_out(std::size_t c, const std::string& why) {
+  Impl& d = *impl_;
+  std::lock_guard<std::mutex> lock(d.mutex);
+  if (c == 0 || c >= d.variants.size() || d.stored || !d.failures[c].empty()) return;
+  d.failures[c] = "left out (" + why + ")";
+  d.trial.fail(c);
+  if (d.trial.settled()) d.store_entry_locked();
+}
+
 std::string OnlineChoice::report() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->describe_locked();
@@ -292,7 +309,7 @@ std::string OnlineChoice::Impl::describe_locked() const {
     out += (c ? "; " : " ") + variants[c];
     if (built[c]) out += std::string(" [") + to_string(built[c]->tier) + "]";
     if (trial.timings(c)) out += detail::format(" %.3f ms", trial.best_ms(c));
-    if (!failures[c].empty()) out += " did not load (" + failures[c] + ")";
+    if (!failures[c].empty()) out += " " + failures[c];
     if (trial.dropped(c)) out += " (dropped: slower than the fastest by the drop factor)";
     if (trial.settled() && c == best) out += " (chosen)";
   }

@@ -1593,6 +1593,66 @@ TEST(Gemm, TheLastCallSaysWhatRan) {
   runtime().cl.queue.finish();
 }
 
+// Learning online (GemmLearnOnline): a class no entry measured here times
+// its candidates on the real calls, each call's whole product right (in a
+// temporary buffer sized by GemmTempBufferSize before the first call), keeps
+// the fastest and puts its entry into the store, which the next process
+// (here: the entry points after ClearCache) takes at once.
+TEST(Gemm, LearningOnlineTimesTheCandidatesOnTheCallsAndKeepsTheFastest) {
+  FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
+  const cl::Context& ctx = runtime().cl.context;
+  OnlineOptions options;
+  options.candidates = 3;
+  auto store = std::make_shared<Store>();
+  ASSERT_EQ(GemmLearnOnline(true, options, store), StatusCode::kSuccess) << GemmMessage();
+  Form f;
+  f.ta = Transpose::kYes;  // packed by the CPU points' pass: a temporary buffer to size
+  f.m = 150, f.n = 90, f.k = 70, f.alpha = 1.5, f.beta = 0.5;
+  std::size_t size = 0;
+  ASSERT_EQ(temp_buffer_size(32, f, size), StatusCode::kSuccess) << GemmMessage();
+  cl::Buffer temp(ctx, CL_MEM_READ_WRITE, std::max<std::size_t>(size, 4));
+  f.temp = temp();
+  std::mt19937 rng(std::random_device{}());
+  std::string ran;
+  std::size_t calls = 0;
+  do {
+    ASSERT_EQ(run_form(32, f, rng), "") << "call " << calls + 1;
+    ran = GemmLastCall();
+    if (calls == 0) {
+      EXPECT_NE(ran.find("; learning online: candidate 1 of "), std::string::npos) << ran;
+    }
+    ++calls;
+  } while (ran.find("(chosen)") == std::string::npos && calls < 3 * options.candidates + 2);
+  ASSERT_NE(ran.find("(chosen)"), std::string::npos) << "after " << calls << " calls: " << ran;
+  std::cout << "after " << calls << " calls: " << ran << "\n";
+  EXPECT_NE(ran.find("kept in the store"), std::string::npos) << ran;
+  // Each candidate a warm-up call and two timed ones at most.
+  EXPECT_LE(calls, 3 * options.candidates) << ran;
+  ASSERT_EQ(store->tuning().size(), 1u);
+  const TuningEntry e = store->tuning().front();
+  EXPECT_EQ(e.provenance.rfind("fatcl online on ", 0), 0u) << e.provenance;
+  ASSERT_FALSE(e.ranking.empty());
+  const std::string learned = e.ranking.front().variant;
+  EXPECT_NE(ran.find(learned + " [") , std::string::npos) << ran;
+  // The class now runs the learned point, untimed.
+  ASSERT_EQ(run_form(32, f, rng), "");
+  ran = GemmLastCall();
+  EXPECT_EQ(ran.rfind(learned + " (", 0), 0u) << ran;
+  EXPECT_EQ(ran.find("learning online"), std::string::npos) << ran;
+  // The next process reads the entry: nothing learned again.
+  ClearCache();
+  ASSERT_EQ(GemmLearnOnline(true, options, store), StatusCode::kSuccess);
+  ASSERT_EQ(run_form(32, f, rng), "");
+  ran = GemmLastCall();
+  EXPECT_EQ(ran.rfind(learned + " (", 0), 0u) << ran;
+  EXPECT_EQ(ran.find("learning online"), std::string::npos) << ran;
+  EXPECT_EQ(store->tuning().size(), 1u);
+  options.candidates = 0;
+  EXPECT_EQ(GemmLearnOnline(true, options), StatusCode::kInvalidValue);
+  EXPECT_EQ(GemmMessage(), "GemmLearnOnline: candidates is 0");
+  ClearCache();  // learning off again (FATCL_TUNE's), the user's store
+}
+
 // CLBlast's status codes for bad calls, each with a message naming the cause.
 TEST(Gemm, BadArgumentsGetCLBlastsStatusAndACause) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);

@@ -21,11 +21,13 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "fatcl/loader.hpp"
+#include "fatcl/online.hpp"
 
 namespace fatcl {
 
@@ -300,8 +302,30 @@ std::size_t GemmKParts(const DeviceCaps& caps, int bits, std::size_t m, std::siz
 constexpr std::size_t kGemmMaxKParts = 64;
 StatusCode OverrideKParts(cl_device_id device, int bits, std::size_t parts);
 
-// Releases the kernels the entry points keep (CLBlast's ClearCache); the
-// next call builds again. kSuccess.
+// fatcl's own: learning the choice on the calls themselves (fatcl/online.hpp;
+// also FATCL_TUNE=online, which `on` overrides either way). With it, the
+// first calls of a (context, device, precision, form, size classes and
+// alignments of M, N, K and the batch) that no entry measured on this
+// device names run the current choice and up to options.candidates - 1
+// more points of its family (online_candidates), each call computing the
+// whole product; the learning calls finish the queue before and after
+// themselves and are timed by the host clock, their passes included. Once
+// every candidate ran its warm-up and timed rounds or was dropped, the
+// fastest is kept for the class (the current choice unless another ran
+// options.margin faster) and its tuning entry goes into `store` (null:
+// the user's store, Store::user()), which the entry points then rank by,
+// so the next run takes it at once. The class's first call builds the
+// candidates (OnlineOptions::build_first). While a class is learned,
+// GemmTempBufferSize gives the most any candidate's passes need; a call
+// whose temporary buffer holds less than a candidate's passes need runs
+// the current choice and leaves that candidate out. GemmLastCall() says
+// which candidate a call ran and the learning's report. kSuccess.
+StatusCode GemmLearnOnline(bool on, const OnlineOptions& options = {},
+                           std::shared_ptr<Store> store = nullptr);
+
+// Releases the kernels the entry points keep (CLBlast's ClearCache), and
+// forgets what OverrideVariant, OverrideKParts and GemmLearnOnline set
+// and the classes being learned; the next call builds again. kSuccess.
 StatusCode ClearCache();
 
 // The status's name, e.g. "kInvalidLeadDimA" ("" for a value CLBlast does

@@ -144,6 +144,14 @@ class OnlineChoice {
   // "online: 4 candidates for 1024x1024x1024, 8 timed calls: <variant>
   // 2.10 ms (chosen), ...".
   std::string report() const;
+  // The candidates, and each one's kernel once built (null before, or where
+  // it did not load or was left out).
+  std::size_t size() const;
+  const LoadedKernel* candidate(std::size_t c) const;
+  // Leaves candidate c (not the current choice, 0) out of the trial for a
+  // reason the caller knows (a call cannot run it: the GEMM entry points'
+  // temporary buffer too small for its passes), said in report().
+  void leave_out(std::size_t c, const std::string& why);
 
  private:
   struct Impl;
