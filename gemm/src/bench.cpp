@@ -3,6 +3,7 @@
 #include "fatcl/gemm_bench.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fatcl/store.hpp"
 #include "launch.hpp"
 
 namespace fatcl {
@@ -167,6 +169,91 @@ struct Problem {
 };
 
 double tolerance(int bits) { return bits == 64 ? 1e-12 : bits == 32 ? kMatmulTolerance : 2e-3; }
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+template <typename T>
+StatusCode temp_size_fatcl(cl_command_queue q, const GemmForm& f, const GemmCall& c,
+                           std::size_t& bytes) {
+  return GemmTempBufferSize<T>(f.layout, f.a_transpose, f.b_transpose, c.m, c.n, c.k, 0, c.a_ld, 0,
+                               c.b_ld, 0, c.c_ld, &q, bytes);
+}
+
+// A size's first calls as a product learning its choice online makes them
+// (GemmLearnOnline, shipped entries only: a store of its own in memory),
+// each call timed (host clock around a finished queue) and checked; then
+// the choice timed. One product's class is first met by GemmTempBufferSize
+// (its builds, the candidates' too, timed as the first use); a batch's
+// first call builds them. Leaves the entry points as ClearCache does.
+BenchOnline gemm_online(const cl::CommandQueue& queue, Problem& problem, const GemmForm& f,
+                        int reps, int calls) {
+  cl_command_queue q = queue();
+  const GemmCall& call = problem.call;
+  ClearCache();
+  BenchOnline out;
+  if (const StatusCode s = GemmLearnOnline(true, {}, std::make_shared<Store>());
+      s != StatusCode::kSuccess) {
+    throw Error(std::string("GemmLearnOnline: ") + to_string(s) + ": " + GemmMessage());
+  }
+  if (f.batch == 1) {
+    const auto first_use = std::chrono::steady_clock::now();
+    std::size_t bytes = 0;
+    const StatusCode s = f.bits == 64   ? temp_size_fatcl<double>(q, f, call, bytes)
+                         : f.bits == 16 ? temp_size_fatcl<half>(q, f, call, bytes)
+                                        : temp_size_fatcl<float>(q, f, call, bytes);
+    if (s != StatusCode::kSuccess) {
+      throw Error(std::string("GemmTempBufferSize: ") + to_string(s) + ": " + GemmMessage());
+    }
+    out.first_use_ms = ms_since(first_use);
+  }
+  // The calls asked for, then on (untimed, at most kOnlineSettleSeconds)
+  // until the choice is made, so that what is timed after is the choice.
+  const auto start_all = std::chrono::steady_clock::now();
+  for (int n = 1;; ++n) {
+    const bool asked = n <= calls;
+    if (!asked && (!out.learned || out.settled_at ||
+                   ms_since(start_all) > 1e3 * kOnlineSettleSeconds)) {
+      break;
+    }
+    double ms = 0, error = 0;
+    const std::string failure = problem.check(
+        f,
+        [&] {
+          const auto start = std::chrono::steady_clock::now();
+          std::string failed = run_fatcl(q, f, call);
+          queue.finish();
+          ms = ms_since(start);
+          return failed;
+        },
+        &error);
+    out.all_ok = out.all_ok && failure.empty() && error <= tolerance(f.bits);
+    if (!failure.empty()) {
+      out.report = failure;
+      break;
+    }
+    if (asked) out.call_ms.push_back(ms);
+    const std::string said = GemmLastCall();
+    if (n == 1) out.learned = said.find("; learning online: ") != std::string::npos;
+    const std::size_t report = said.find("\nonline: ");
+    if (report != std::string::npos) out.report = said.substr(report + 1);
+    if (out.learned && !out.settled_at && out.report.find("(chosen)") != std::string::npos) {
+      out.settled_at = std::size_t(n);
+    }
+  }
+  if (out.all_ok) {
+    (void)run_fatcl(q, f, call);
+    const detail::GemmLastRun last = detail::gemm_last_run();
+    out.choice = last.variant;
+    out.choice_tier = last.tier;
+    const double ms = median_ms(queue, [&] { run_fatcl(q, f, call); }, reps);
+    out.choice_gflops = problem.shape.flop() * double(f.batch) / (ms * 1e6);
+  }
+  ClearCache();
+  return out;
+}
 
 }  // namespace
 
@@ -390,6 +477,13 @@ GemmBenchReport run_gemm_bench(const cl::Context& context, const cl::Device& dev
       row.entries.insert(
           row.entries.end() - std::ptrdiff_t(o.external.size() + (vendor ? 1 : 0)), e);
     }
+    if (o.online_calls > 0) {
+      if (o.progress) {
+        o.progress(shape.label() + ": learning online, " + std::to_string(o.online_calls) +
+                   " calls");
+      }
+      row.online = gemm_online(queue, problem, f, o.repetitions, o.online_calls);
+    }
     OverrideVariant(id, f.bits, "");
     for (const GemmBenchEntry& e : row.entries) {
       if (!e.ok) continue;
@@ -468,6 +562,7 @@ std::string GemmBenchReport::to_text() const {
       }
       out += "\n";
     }
+    if (r.online) out += r.online->to_text(r.best_fatcl_gflops);
   }
   for (const bool tuned : {true, false}) {
     if (const std::optional<ChoiceSummary> c = summarize_choice(rows, tuned)) {
@@ -519,6 +614,7 @@ std::string GemmBenchReport::to_json() const {
     if (r.best_fatcl_gflops > 0) s["auto_vs_best"] = auto_gflops / r.best_fatcl_gflops;
     if (r.external_gflops > 0) s["best_fatcl_vs_clblast"] = r.best_fatcl_gflops / r.external_gflops;
     if (r.vendor_gflops > 0) s["best_fatcl_vs_vendor"] = r.best_fatcl_gflops / r.vendor_gflops;
+    if (r.online) s["online"] = nlohmann::json::parse(r.online->to_json(r.best_fatcl_gflops));
     j["sizes"].push_back(s);
   }
   for (const bool tuned : {true, false}) {

@@ -175,32 +175,7 @@ std::string BenchReport::to_text() const {
              detail::format("%.2f", s.heuristic_gflops / best->gflops) + "x\n  " + s.auto_tuning +
              "\n";
     }
-    if (s.online) {
-      const BenchOnline& o = *s.online;
-      out += "  online, first use " + detail::format("%.0f", o.first_use_ms) + " ms, " +
-             std::to_string(o.call_ms.size()) + " calls" +
-             (o.all_ok ? " (every result right)" : " (A RESULT WAS WRONG)") + ": ";
-      if (!o.learned) {
-        out += "nothing learned (an entry measured on this device decided)";
-      } else if (o.settled_at) {
-        out += "chose after call " + std::to_string(o.settled_at);
-      } else {
-        out += detail::format("no choice made within %.0f s of calls", kOnlineSettleSeconds);
-      }
-      out += ", runs " + o.choice + " [" + tier_text(o.choice_tier) + "] " +
-             detail::format("%.1f", o.choice_gflops) + " GFLOP/s";
-      if (best)
-        out += " = " + detail::format("%.2f", o.choice_gflops / best->gflops) + "x the best";
-      if (o.choice_call_ms() > 0) {
-        out += "; slowest call " + detail::format("%.2f", o.slowest_vs_choice(true)) +
-               "x the choice's, after the first " +
-               detail::format("%.2f", o.slowest_vs_choice(false)) + "x";
-      } else {
-        out += "; no call of the " + std::to_string(o.call_ms.size()) + " ran the choice";
-      }
-      out += "\n";
-      if (o.learned) out += "  " + o.report + "\n";
-    }
+    if (s.online) out += s.online->to_text(best ? best->gflops : 0);
     for (const auto& [tier, name] : compared_tiers()) {
       if (const std::optional<TierComparison> t = compare_tiers(s, tier)) {
         out += "  " + name + " / source over " + std::to_string(t->variants) +
@@ -212,6 +187,49 @@ std::string BenchReport::to_text() const {
     }
   }
   return out + choice_summary_text(sizes);
+}
+
+std::string BenchOnline::to_text(double best_gflops) const {
+  std::string out = "  online, first use " + detail::format("%.0f", first_use_ms) + " ms, " +
+                    std::to_string(call_ms.size()) + " calls" +
+                    (all_ok ? " (every result right)" : " (A RESULT WAS WRONG)") + ": ";
+  if (!learned) {
+    out += "nothing learned (an entry measured on this device decided)";
+  } else if (settled_at) {
+    out += "chose after call " + std::to_string(settled_at);
+  } else {
+    out += detail::format("no choice made within %.0f s of calls", kOnlineSettleSeconds);
+  }
+  out += ", runs " + choice + " [" + tier_text(choice_tier) + "] " +
+         detail::format("%.1f", choice_gflops) + " GFLOP/s";
+  if (best_gflops > 0) out += " = " + detail::format("%.2f", choice_gflops / best_gflops) + "x the best";
+  if (choice_call_ms() > 0) {
+    out += "; slowest call " + detail::format("%.2f", slowest_vs_choice(true)) +
+           "x the choice's, after the first " + detail::format("%.2f", slowest_vs_choice(false)) +
+           "x";
+  } else {
+    out += "; no call of the " + std::to_string(call_ms.size()) + " ran the choice";
+  }
+  out += "\n";
+  if (learned) out += "  " + report + "\n";
+  return out;
+}
+
+std::string BenchOnline::to_json(double best_gflops) const {
+  using nlohmann::json;
+  return json{{"first_use_ms", first_use_ms},
+              {"calls_ms", call_ms},
+              {"all_ok", all_ok},
+              {"learned", learned},
+              {"settled_at", settled_at},
+              {"choice", choice},
+              {"choice_tier", tier_text(choice_tier)},
+              {"choice_gflops", choice_gflops},
+              {"choice_vs_best", best_gflops > 0 ? json(choice_gflops / best_gflops) : json()},
+              {"slowest_vs_choice", slowest_vs_choice(true)},
+              {"slowest_after_first_vs_choice", slowest_vs_choice(false)},
+              {"report", report}}
+      .dump();
 }
 
 double BenchOnline::choice_call_ms() const {
@@ -276,21 +294,7 @@ std::string BenchReport::to_json() const {
     size["heuristic_tier"] = tier_text(s.heuristic_tier);
     size["heuristic_gflops"] = s.heuristic_gflops;
     size["heuristic_vs_best"] = best ? json(s.heuristic_gflops / best->gflops) : json(nullptr);
-    if (s.online) {
-      const BenchOnline& o = *s.online;
-      size["online"] = {{"first_use_ms", o.first_use_ms},
-                        {"calls_ms", o.call_ms},
-                        {"all_ok", o.all_ok},
-                        {"learned", o.learned},
-                        {"settled_at", o.settled_at},
-                        {"choice", o.choice},
-                        {"choice_tier", tier_text(o.choice_tier)},
-                        {"choice_gflops", o.choice_gflops},
-                        {"choice_vs_best", best ? json(o.choice_gflops / best->gflops) : json()},
-                        {"slowest_vs_choice", o.slowest_vs_choice(true)},
-                        {"slowest_after_first_vs_choice", o.slowest_vs_choice(false)},
-                        {"report", o.report}};
-    }
+    if (s.online) size["online"] = json::parse(s.online->to_json(best ? best->gflops : 0));
     if (const BenchResult* naive = s.find("naive"); naive && best) {
       size["best_fatcl_vs_naive"] = best->gflops / naive->gflops;
     }

@@ -102,6 +102,7 @@ int run_gemm_bench_verb(const BenchVerbOptions& o) {
   options.top = o.top;
   options.form = o.gemm.form();
   options.tiers = tiers_asked(o.tier);
+  options.online_calls = o.online_calls;
   options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   const cl::Device device = pick_device(o.platform, o.device);
   const cl::Context context = context_for(device);

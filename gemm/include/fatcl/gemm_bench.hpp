@@ -65,6 +65,10 @@ struct GemmBenchOptions {
   // makes); `no_vendor` says why none is, or why a form has none.
   std::optional<VendorGemm> vendor;
   std::string no_vendor;
+  // Also call each size this many times as a product learning its choice
+  // online would (GemmLearnOnline, shipped entries only), each call timed
+  // and checked, after the other calls (it clears the entry points' cache).
+  int online_calls = 0;
   std::function<void(const std::string&)> progress;  // may be empty
 };
 
@@ -92,6 +96,7 @@ struct GemmBenchRow {
   // A tuning entry measured on this device at the size class the automatic
   // choice's product ran at ranked its point (as fatcl bench counts sizes).
   bool tuned = false;
+  std::optional<BenchOnline> online;  // GemmBenchOptions::online_calls
 };
 struct GemmBenchReport {
   std::string device;

@@ -131,6 +131,10 @@ struct BenchOnline {
   // call ran the choice.
   double choice_call_ms() const;
   double slowest_vs_choice(bool with_first) const;
+  // The report's lines (indented, each ending in a newline) and its JSON
+  // object, against the size's fastest fatcl rate (0: none ran).
+  std::string to_text(double best_gflops) const;
+  std::string to_json(double best_gflops) const;
 };
 
 // The automatic choice against the fastest fatcl result over a group of
