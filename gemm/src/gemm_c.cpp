@@ -98,6 +98,8 @@ FATCL_C_GEMM(H, fatcl::half, cl_half)
 float FatclHalfToFloat(cl_half value) { return fatcl::HalfToFloat(value); }
 cl_half FatclFloatToHalf(float value) { return fatcl::FloatToHalf(value); }
 
+FatclStatusCode FatclGemmLearnOnline(int on) { return status(fatcl::GemmLearnOnline(on != 0)); }
+
 FatclStatusCode FatclClearCache(void) { return status(fatcl::ClearCache()); }
 
 const char* FatclGemmMessage(void) {

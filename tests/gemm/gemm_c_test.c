@@ -184,6 +184,9 @@ int main(void) {
     clReleaseMemObject(db);
     clReleaseMemObject(dc);
   }
+  /* Learning switched off (it builds more points, which the C++ tests
+   * check): the switch links from C and answers FatclSuccess. */
+  expect(FatclGemmLearnOnline(0) == FatclSuccess, "FatclGemmLearnOnline(0) succeeds");
   FatclClearCache();
   clReleaseCommandQueue(queue);
   clReleaseContext(context);

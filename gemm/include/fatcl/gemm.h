@@ -199,7 +199,12 @@ FatclStatusCode FatclHgemmStridedBatched(const FatclLayout layout, const FatclTr
 float FatclHalfToFloat(cl_half value);
 cl_half FatclFloatToHalf(float value);
 
-/* Releases the kernels the calls keep (CLBlastClearCache). */
+/* Learning the choice on the calls themselves (nonzero `on`; overrides
+ * FATCL_TUNE=online either way), with the default options, the learned
+ * entries kept in the user's store (fatcl::GemmLearnOnline). */
+FatclStatusCode FatclGemmLearnOnline(int on);
+/* Releases the kernels the calls keep (CLBlastClearCache), and forgets
+ * what FatclGemmLearnOnline set. */
 FatclStatusCode FatclClearCache(void);
 /* Why the last call on this thread returned what it did, in words ("" after
  * FatclSuccess); valid until that thread's next call. */
