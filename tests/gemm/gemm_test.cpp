@@ -1444,6 +1444,22 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
       }
     }
   }
+  // Fewer columns than a vector (and at least a quarter of one) with op(A)
+  // = A, op(B) = B or B^T, over a K longer than the chunk of B's columns
+  // the kernel holds at once (its dot products, ROWS_DOT_BLOCK: 672 of K
+  // for 6 floats, 336 for 6 doubles or halves): the sum carried across
+  // chunks in C, in half precision in local memory, with beta's C read once.
+  for (int bits : precisions()) {
+    for (Transpose tb : {Transpose::kNo, Transpose::kYes}) {
+      Form f;
+      f.m = slow() ? 70 : 300, f.n = 6, f.k = slow() ? 700 : 1500, f.alpha = 1.5, f.beta = 0.5;
+      f.tb = tb;
+      EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
+      EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0,
+                GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, tb == Transpose::kYes))
+          << f.describe(bits) << ": " << GemmLastCall();
+    }
+  }
   EXPECT_EQ(GemmRowsFit(caps, 32, 300, 8, 70, 1, false),
             (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() &&
                 !has_driver_quirk(caps, "loop-limit-65536") && caps.compute_units <= 5);
