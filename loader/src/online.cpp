@@ -87,6 +87,26 @@ bool OnlineTrial::dropped(std::size_t c) const { return state_.at(c).dropped; }
 
 constexpr double kPredictedTooSlow = 3;
 
+// An entry's leader is weighed only near the problem: each of the entry's
+// sizes (the batch's too) within kNearProblem times the problem's, so that a
+// point measured fastest at a thin product is not timed on a square one. On
+// an H100 (2026-12-07) the H200's leader of a thin class, the 8 x 128 tile,
+// was the third candidate of every size learned through the GEMM entry
+// points, and its warm-up call took 3.5 to 5.5 times the choice's time at
+// 3000^3, 5000 x 3000 x 1000 and 13659 x 1392 x 481. A problem or entry
+// without sizes is near every one.
+constexpr double kNearProblem = 4;
+bool near_problem(const std::vector<std::size_t>& entry, const std::vector<std::size_t>& problem) {
+  if (entry.empty() || problem.empty()) return true;
+  if (entry.size() != problem.size()) return false;
+  for (std::size_t i = 0; i < entry.size(); ++i) {
+    const double a = double(std::max<std::size_t>(entry[i], 1));
+    const double b = double(std::max<std::size_t>(problem[i], 1));
+    if (std::max(a, b) > kNearProblem * std::min(a, b)) return false;
+  }
+  return true;
+}
+
 std::vector<std::string> online_candidates(const Family& family, const DeviceCaps& caps,
                                            const LoadOptions& options, const std::string& current,
                                            std::size_t n) {
@@ -130,7 +150,7 @@ std::vector<std::string> online_candidates(const Family& family, const DeviceCap
   std::vector<std::pair<double, std::string>> leaders;
   for (const TuningEntry& e : entries) {
     if (e.family != family.manifest().family || e.form != options.form || !e.measured_on ||
-        e.ranking.empty()) {
+        e.ranking.empty() || !near_problem(e.problem, options.problem)) {
       continue;
     }
     const double similarity = device_similarity(*e.measured_on, here);

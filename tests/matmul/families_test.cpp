@@ -2,12 +2,14 @@
 // rank their variants (no OpenCL needed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <map>
 
 #include "fatcl/gemm.hpp"
 #include "fatcl/matmul.hpp"
+#include "fatcl/online.hpp"
 #include "fatcl/store.hpp"
 #include "synthetic_device.hpp"
 
@@ -422,6 +424,44 @@ TuningEntry synthetic_gemm_entry(std::vector<std::size_t> problem,
     e.ranking.push_back({name, tier_sha256(m, m.variant(name), Tier::Ptx), Tier::Ptx, gflops});
   }
   return e;
+}
+
+// Learning online tries the leaders of entries measured on similar devices
+// only near the problem (each size within 4 times its own): the leader of a
+// thin class, the 8 x 128 tile, was a candidate at every size an H100
+// learned (2026-12-07) and its warm-up took 3.5 to 5.5 times the choice's
+// time on square products.
+TEST(MatmulFamilies, OnlineCandidatesTakeLeadersOfEntriesNearTheProblem) {
+  const Family& sgemm = gemm_family(32);
+  const std::string thin = "sgemm_blocked_PRECISION32_MWG8_NWG128_KWG32_MDIMC2_NDIMC32_VWM4_VWN4_"
+                           "SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1";
+  const std::string square = "sgemm_blocked_PRECISION32_MWG128_NWG128_KWG16_MDIMC16_NDIMC16_"
+                             "VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1";
+  const DeviceCaps gpu = gpu_with_132_units();
+  auto store = std::make_shared<Store>();
+  for (const auto& [problem, leader] :
+       {std::pair{std::vector<std::size_t>{8, 8192, 8192, 1}, thin},
+        std::pair{std::vector<std::size_t>{2048, 2048, 2048, 1}, square}}) {
+    TuningEntry e = measured_entry(gpu, sgemm.manifest().family, "NN", problem, "test");
+    const Manifest& m = sgemm.manifest();
+    e.ranking.push_back({leader, tier_sha256(m, m.variant(leader), Tier::Ptx), Tier::Ptx, 1000});
+    store->put_tuning(e);
+  }
+  LoadOptions o;
+  o.store = store;
+  o.form = "NN";
+  auto candidates = [&](std::vector<std::size_t> problem) {
+    o.problem = std::move(problem);
+    const Plan p = ranked_plan(sgemm, gpu, o);
+    return online_candidates(sgemm, gpu, o, p.chain.front().variant->name, 4);
+  };
+  const auto has = [](const std::vector<std::string>& v, const std::string& name) {
+    return std::find(v.begin(), v.end(), name) != v.end();
+  };
+  const std::vector<std::string> at_3000 = candidates({3000, 3000, 3000, 1});
+  EXPECT_FALSE(has(at_3000, thin)) << at_3000.size();
+  EXPECT_TRUE(has(at_3000, square));
+  EXPECT_TRUE(has(candidates({12, 8192, 4096, 1}), thin));
 }
 
 // The GEMM families carry an entry to sizes it was not measured at by

@@ -101,9 +101,10 @@ class OnlineTrial {
 // first, then the plan load() would walk for these options (a tuning entry's
 // order, else the family's model of the problem, else its ranking), then
 // the fastest of each entry measured on a device of this platform and type
-// (the store's and the family's shipped entries, this device's other size
-// classes among them), the most similar device first; none that the entry
-// ranking the plan measured at under a third of its fastest.
+// near the problem (each size within 4 times the problem's: the store's and
+// the family's shipped entries, this device's other size classes among
+// them), the most similar device first; none that the entry ranking the
+// plan measured at under a third of its fastest.
 std::vector<std::string> online_candidates(const Family& family, const DeviceCaps& caps,
                                            const LoadOptions& options, const std::string& current,
                                            std::size_t n);
