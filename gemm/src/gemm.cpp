@@ -390,14 +390,24 @@ std::shared_ptr<const Chosen> chosen_of(const LoadedKernel& loaded, const Family
                                                std::move(why)});
 }
 
+// Candidate c of a class being learned as the calls keep it, made from its
+// kernel `k` on first use. With the kept state's mutex held.
+const std::shared_ptr<const Chosen>& as_chosen(Learning& l, std::size_t c, const LoadedKernel& k,
+                                               const Family& family) {
+  std::shared_ptr<const Chosen>& kept_candidate = l.as_chosen[c];
+  if (!kept_candidate) kept_candidate = chosen_of(k, family, false);
+  return kept_candidate;
+}
+
 // The program kept under `key`, else the one load() gives for `options`,
-// then kept; where `learn` and no entry measured here ranked it, its class
-// is learned from here on (its candidates built now). With the kept
-// state's mutex held; `caps` what the device reports.
+// then kept; where `may_learn`, learning is on (GemmLearnOnline, else
+// FATCL_TUNE) and no entry measured here ranked it, its class is learned
+// from here on (its candidates built now). With the kept state's mutex
+// held; `caps` what the device reports.
 std::shared_ptr<const Chosen> kept_or_loaded(Kept& all, const ChoiceKey& key,
                                              cl_context context, cl_device_id device,
                                              const DeviceCaps& caps, const Family& family,
-                                             const LoadOptions& options, bool learn = false) {
+                                             const LoadOptions& options, bool may_learn = false) {
   if (auto it = all.choices.find(key); it != all.choices.end()) return it->second;
   const cl::Context ctx(context, true);
   const cl::Device dev(device, true);
@@ -407,6 +417,7 @@ std::shared_ptr<const Chosen> kept_or_loaded(Kept& all, const ChoiceKey& key,
           .emplace(key, chosen_of(loaded, family,
                                   tuned_here(loaded.tuning_entry, options.problem, caps)))
           .first->second;
+  const bool learn = may_learn && (all.online ? *all.online : online_tuning_requested());
   if (learn && !chosen->why->tuned) {
     std::vector<std::string> variants = online_candidates(
         family, caps, options, loaded.variant.name, all.online_options.candidates);
@@ -486,18 +497,16 @@ Choice choose(cl_context context, cl_device_id device, const DeviceCaps& caps, i
   std::lock_guard<std::mutex> lock(all.mutex);
   const ChoiceRequest q =
       choice_request(all, context, device, caps, bits, a_trans, b_trans, m, n, k, batch);
-  const bool learn =
-      q.options.variant.empty() && (all.online ? *all.online : online_tuning_requested());
   Choice out;
   out.key = q.key;
-  out.chosen = kept_or_loaded(all, q.key, context, device, caps, *q.family, q.options, learn);
+  out.chosen = kept_or_loaded(all, q.key, context, device, caps, *q.family, q.options,
+                              q.options.variant.empty());
+  if (all.learning.empty()) return out;
   const auto it = all.learning.find(q.key);
   if (it == all.learning.end()) return out;
   out.learning = it->second;
   out.turn = out.learning->online->next();
-  std::shared_ptr<const Chosen>& candidate = out.learning->as_chosen[out.turn.candidate];
-  if (!candidate) candidate = chosen_of(*out.turn.kernel, *q.family, false);
-  out.chosen = candidate;
+  out.chosen = as_chosen(*out.learning, out.turn.candidate, *out.turn.kernel, *q.family);
   return out;
 }
 
@@ -517,10 +526,9 @@ std::vector<std::shared_ptr<const Chosen>> candidates(const Choice& choice) {
   std::lock_guard<std::mutex> lock(kept().mutex);
   Learning& l = *choice.learning;
   for (std::size_t c = 0; c < l.as_chosen.size(); ++c) {
-    const LoadedKernel* k = l.online->candidate(c);
-    if (!k) continue;
-    if (!l.as_chosen[c]) l.as_chosen[c] = chosen_of(*k, *std::get<3>(choice.key), false);
-    out.push_back(l.as_chosen[c]);
+    if (const LoadedKernel* k = l.online->candidate(c)) {
+      out.push_back(as_chosen(l, c, *k, *std::get<3>(choice.key)));
+    }
   }
   return out;
 }
