@@ -1291,8 +1291,10 @@ StatusCode run(Request r) {
     choice.learning->online->record(choice.turn, ms,
                                     2.0 * double(r.m) * double(r.n) * double(k_used) *
                                         double(r.batch));
-    if (choice.learning->online->settled()) settle(choice);
   }
+  // However the trial settled: by this call's timing, or by a candidate
+  // left out for the caller's temporary buffer.
+  if (choice.learning && choice.learning->online->settled()) settle(choice);
   // What ran (GemmLastCall() puts it into words).
   LastCall& ran = g_last_call;
   ran.why = chosen.why;
