@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fatcl/detail/clock.hpp"
 #include "fatcl/store.hpp"
 #include "launch.hpp"
 
@@ -170,11 +171,6 @@ struct Problem {
 
 double tolerance(int bits) { return bits == 64 ? 1e-12 : bits == 32 ? kMatmulTolerance : 2e-3; }
 
-double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
 template <typename T>
 StatusCode temp_size_fatcl(cl_command_queue q, const GemmForm& f, const GemmCall& c,
                            std::size_t& bytes) {
@@ -207,7 +203,7 @@ BenchOnline gemm_online(const cl::CommandQueue& queue, Problem& problem, const G
     if (s != StatusCode::kSuccess) {
       throw Error(std::string("GemmTempBufferSize: ") + to_string(s) + ": " + GemmMessage());
     }
-    out.first_use_ms = ms_since(first_use);
+    out.first_use_ms = detail::ms_since(first_use);
   }
   // The calls asked for, then on (untimed, at most kOnlineSettleSeconds)
   // until the choice is made, so that what is timed after is the choice.
@@ -215,7 +211,7 @@ BenchOnline gemm_online(const cl::CommandQueue& queue, Problem& problem, const G
   for (int n = 1;; ++n) {
     const bool asked = n <= calls;
     if (!asked && (!out.learned || out.settled_at ||
-                   ms_since(start_all) > 1e3 * kOnlineSettleSeconds)) {
+                   detail::ms_since(start_all) > 1e3 * kOnlineSettleSeconds)) {
       break;
     }
     double ms = 0, error = 0;
@@ -225,7 +221,7 @@ BenchOnline gemm_online(const cl::CommandQueue& queue, Problem& problem, const G
           const auto start = std::chrono::steady_clock::now();
           std::string failed = run_fatcl(q, f, call);
           queue.finish();
-          ms = ms_since(start);
+          ms = detail::ms_since(start);
           return failed;
         },
         &error);
@@ -235,10 +231,10 @@ BenchOnline gemm_online(const cl::CommandQueue& queue, Problem& problem, const G
       break;
     }
     if (asked) out.call_ms.push_back(ms);
-    const std::string said = GemmLastCall();
-    if (n == 1) out.learned = said.find("; learning online: ") != std::string::npos;
-    const std::size_t report = said.find("\nonline: ");
-    if (report != std::string::npos) out.report = said.substr(report + 1);
+    // The trial's report, where the call's class was being learned.
+    const std::string report = detail::gemm_last_run().online;
+    if (n == 1) out.learned = !report.empty();
+    if (!report.empty()) out.report = report;
     if (out.learned && !out.settled_at && out.report.find("(chosen)") != std::string::npos) {
       out.settled_at = std::size_t(n);
     }

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "fatcl/detail/clock.hpp"
 #include "fatcl/matmul.hpp"
 #include "fatcl/store.hpp"
 #include "launch.hpp"
@@ -1285,9 +1286,7 @@ StatusCode run(Request r) {
   if (space.kept) space.kept->read_by = last.front();
   if (choice.turn.timed) {
     check_cl(clFinish(queue), "clFinish after a timed call (learning online)");
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
-            .count();
+    const double ms = detail::ms_since(started);
     choice.learning->online->record(choice.turn, ms,
                                     2.0 * double(r.m) * double(r.n) * double(k_used) *
                                         double(r.batch));

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "fatcl/cache.hpp"
+#include "fatcl/detail/clock.hpp"
 #include "fatcl/detail/format.hpp"
 #include "fatcl/loader.hpp"
 #include "fatcl/store.hpp"
@@ -291,8 +292,7 @@ LaunchOutcome launch_once(const cl::Context& context, const cl::CommandQueue& qu
                                     nullptr),
              "clEnqueueNDRangeKernel");
     check_cl(clFinish(queue()), "clFinish");
-    out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                 .count();
+    out.ms = detail::ms_since(start);
     if (options.progress) options.progress(std::string(kLaunchEnd) + " " + name);
     began = false;
     for (std::size_t a = 0; a < d.arguments.size(); ++a) {

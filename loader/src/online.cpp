@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "environment.hpp"
+#include "fatcl/detail/clock.hpp"
 #include "fatcl/detail/format.hpp"
 #include "fatcl/store.hpp"
 
@@ -424,9 +425,7 @@ FamilyTuneReport tune_family(const cl::Context& context, const cl::Device& devic
         const auto start = std::chrono::steady_clock::now();
         failure = run(k);
         check_cl(clFinish(queue()), "clFinish (tune_family " + name + ")");
-        ms.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count());
+        ms.push_back(detail::ms_since(start));
       }
       if (!failure.empty()) {
         report.failures.push_back(k.variant.name + " on " + problem_text(problem) + ": " + failure);

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "families.hpp"
+#include "fatcl/detail/clock.hpp"
 #include "fatcl/store.hpp"
 
 namespace fatcl {
@@ -455,8 +456,7 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
   const auto start = std::chrono::steady_clock::now();
   cl::Event last = d.launch(queue, chosen, *turn.kernel, split_k, a, b, c, m, n, k, events);
   check_cl(clFinish(queue()), "clFinish after a timed call (learning online)");
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const double ms = detail::ms_since(start);
   chosen.online->record(turn, ms, 2.0 * double(m) * double(n) * double(k));
   if (chosen.online->settled()) {
     chosen.loaded = chosen.online->choice();

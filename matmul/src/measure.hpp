@@ -9,14 +9,9 @@
 
 #include "fatcl/bench.hpp"
 #include "fatcl/checked_run.hpp"
+#include "fatcl/detail/clock.hpp"
 
 namespace fatcl::detail {
-
-// Milliseconds by the host clock since `start`.
-inline double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 // One run's milliseconds in a batch of back-to-back runs lasting about
 // kBatchMs, for a run `first_ms` (of `batch` runs, by the host clock
