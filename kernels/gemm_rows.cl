@@ -480,19 +480,14 @@ void gemm_rows(GEMM_ARGUMENTS) {
     for (int col0 = share_col0; col0 < share_col_end; col0 += chunk_cols) {
       const int row_end = min(row0 + chunk_rows, share_row_end);
       const int col_end = min(col0 + chunk_cols, share_col_end);
-      /* The chunk's columns up to col_quarters in ROWS_STRIPE's blocks (NV
-       * vectors, then one vector, a half and a quarter of one), then the
-       * columns after them one at a time (at 4 x 1465 x 244 the last
-       * stripe's 441 columns left 57 to that loop with blocks of 4 vectors
-       * alone). */
       /* A chunk of a quarter vector to a vector's width where op(A) = A
-       * (op(B) either way): all of it as dot products (ROWS_DOT_BLOCK), over chunks
-       * of K as long as the tile holds for its columns, so that each row is
-       * read a few KiB along at a time (in blocks of KWG, a new page every
-       * 256 bytes, 4000 x 1 x 4000 took 4.1 ms where ROWS_DOTS, each row
-       * along all of K, took 1.5). Narrower chunks stay with ROWS_DOTS,
-       * their B's column read in place: 4000 x 1 x 4000 and 4000 x 2 x
-       * 4000 took 2.5 and 2.8 ms here, 1.5 and 2.4 there. */
+       * (op(B) either way): all of it as dot products (ROWS_DOT_BLOCK),
+       * over chunks of K as long as the tile holds for its columns, so that
+       * each row is read a few KiB along at a time (in blocks of KWG, a new
+       * page every 256 bytes, 4000 x 1 x 4000 took 4.1 ms where ROWS_DOTS,
+       * each row along all of K, took 1.5). Narrower chunks stay with
+       * ROWS_DOTS, their B's column read in place: 4000 x 1 x 4000 and 4000
+       * x 2 x 4000 took 2.5 and 2.8 ms here, 1.5 and 2.4 there. */
       if (!a_trans && col_end - col0 >= VQ && col_end - col0 < VW) {
         const int w = col_end - col0;
         const int kc = max(VW, KWG * TW / w / VW * VW);
@@ -506,6 +501,11 @@ void gemm_rows(GEMM_ARGUMENTS) {
         }
         continue;
       }
+      /* The chunk's columns up to col_quarters in ROWS_STRIPE's blocks (NV
+       * vectors, then one vector, a half and a quarter of one), then the
+       * columns after them one at a time (at 4 x 1465 x 244 the last
+       * stripe's 441 columns left 57 to that loop with blocks of 4 vectors
+       * alone). */
       const int col_quarters = col_end - (col_end - col0) % VQ;
       for (int k0 = 0; k0 < K; k0 += KWG) {
         const int k1 = min(k0 + KWG, K);
