@@ -159,15 +159,19 @@ std::string trial(const cl::Context& context, const cl::Device& device, const cl
 // named): the 32 x 64 CPU point at 122 x 60 x 352 ran 19 GFLOP/s where the
 // 16 x 32 one ran 146 (Intel's runtime), at 709 x 41 x 78 12 against 56,
 // and under PoCL the 24 x 16 point at 17 x 206 x 1015 14 against 83. The
-// model took them as alike: their tiles pad C alike.
-constexpr double kGuardedPathSpeed = 0.25;
+// model took them as alike: their tiles pad C alike. Over the share of
+// their tiles that is C's, the guarded path ran at 0.13, 0.22 and 0.17 of
+// the unguarded one there, and at 664 x 24 x 325 the 16 x 32 point's at
+// 0.16 of the 24 x 16 one's (13 GFLOP/s against 82, Intel's runtime,
+// 2026-12-07): a sixth on CPUs (their geometric mean); GPUs keep a quarter.
+double guarded_path_speed(const DeviceCaps& caps) { return caps.is_gpu() ? 0.25 : 1.0 / 6; }
 
 // How a variant's tiles cover a problem {M, N, K, batch}: the share of the
 // tiles' M x N that is C's (not padding), the share of the K slices' K that
 // is K's, how much of the device the work-groups, the whole batch's, fill
 // (on a CPU one per compute unit fills it; a GPU runs them in waves of one
 // a unit, and a last wave partly empty leaves the others' units idle), and
-// the speed of the path its tiles take (1, or kGuardedPathSpeed where none
+// the speed of the path its tiles take (1, or guarded_path_speed where none
 // lies inside C; where K is not whole slices, the last slice at that speed
 // and the others at 1). A side not given or 0 counts as covered.
 struct Coverage {
@@ -182,7 +186,7 @@ Coverage coverage(const Variant& v, const DeviceCaps& caps, const std::vector<st
   c.mn = detail::tiles_share_of_c(v, p[0], p[1]);
   if ((v.param("SA") == 0 && p[0] < std::size_t(v.param("MWG"))) ||
       (v.param("SB") == 0 && p[1] < std::size_t(v.param("NWG")))) {
-    c.path = kGuardedPathSpeed;
+    c.path = guarded_path_speed(caps);
   }
   // A product whose K the entry points split launches a work-group a tile
   // and part.
@@ -204,7 +208,7 @@ Coverage coverage(const Variant& v, const DeviceCaps& caps, const std::vector<st
     // Such a point's tiles inside C take the guarded path on a last slice
     // that K does not fill, as fatcl::Matmul's model counts it.
     if (c.path == 1 && (v.param("SA") == 0 || v.param("SB") == 0) && std::fmod(k, kwg) != 0) {
-      c.path = slices / (slices - 1 + 1 / kGuardedPathSpeed);
+      c.path = slices / (slices - 1 + 1 / guarded_path_speed(caps));
     }
   }
   return c;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -119,19 +120,41 @@ std::vector<std::string> online_candidates(const Family& family, const DeviceCap
   std::optional<TuningEntry> entry;
   const Plan p = ranked_plan(family, caps, ranked, nullptr, nullptr, &entry);
   for (const Variant* v : p.variants()) fits.insert(v->name);
-  // A variant the entry that ranks the plan measured at under a third of
-  // its fastest would cost a slow call to find that out again.
-  auto measured_slow = [&](const std::string& name) {
-    if (!entry) return false;
-    double fastest = 0, rate = -1;
-    for (const TunedVariant& t : entry->ranking) {
-      fastest = std::max(fastest, t.gflops);
-      if (t.variant == name) rate = std::max(rate, t.gflops);
+  const std::shared_ptr<Store> store = options.store ? options.store : Store::user();
+  // A variant predicted here at under a third of the current choice's rate
+  // would cost a slow call to find that out: by the entry that ranks the
+  // plan, its rates carried to the problem by the family's model, else by
+  // the family's model of the problem alone. The rates the entry measured
+  // at its own sizes do not say it: the Xeon's entry at 1024^3 has the 16 x
+  // 32 CPU point at 198 GFLOP/s and the 24 x 16 one at 131, and at 664 x 24
+  // x 325 (fewer columns than the first's tile: its guarded path) they ran
+  // 13 and 82 (Intel's CPU runtime, 2026-12-07), the first a candidate
+  // then, its call 6.8 times the choice's; on an H100 the dot family's CPU
+  // point (K in one work-item, a model score of a hundredth) took 3.9 times
+  // the GPU point's call at 8192 x 1 x 8192.
+  std::map<std::string, double> predicted;
+  if (entry) {
+    const TuningEntry here = carry_tuning(*entry, family, caps, options.problem, nullptr, nullptr,
+                                          launch_floor_ms(*store, family, caps));
+    for (const TunedVariant& t : here.ranking) {
+      predicted[t.variant] = std::max(predicted[t.variant], t.gflops);
     }
-    return rate >= 0 && rate * kPredictedTooSlow < fastest;
+  } else if (const auto& model = family.description().ranking.shape_score;
+             model && !options.problem.empty()) {
+    for (const Variant* v : p.variants()) predicted[v->name] = model(*v, caps, options.problem);
+  }
+  double reference = 0;
+  if (auto it = predicted.find(current); it != predicted.end()) {
+    reference = it->second;
+  } else {
+    for (const auto& [name, rate] : predicted) reference = std::max(reference, rate);
+  }
+  auto predicted_slow = [&](const std::string& name) {
+    const auto it = predicted.find(name);
+    return it != predicted.end() && it->second * kPredictedTooSlow < reference;
   };
   auto add = [&](const std::string& name) {
-    if (out.size() < n && fits.count(name) && !measured_slow(name) &&
+    if (out.size() < n && fits.count(name) && !predicted_slow(name) &&
         std::find(out.begin(), out.end(), name) == out.end()) {
       out.push_back(name);
     }
@@ -143,7 +166,6 @@ std::vector<std::string> online_candidates(const Family& family, const DeviceCap
     if (out.size() >= from_plan) break;
     add(v->name);
   }
-  const std::shared_ptr<Store> store = options.store ? options.store : Store::user();
   std::vector<TuningEntry> entries = store->tuning();
   const auto& shipped = shipped_tuning_for(family, caps);
   entries.insert(entries.end(), shipped.begin(), shipped.end());

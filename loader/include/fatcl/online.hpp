@@ -104,7 +104,9 @@ class OnlineTrial {
 // near the problem (each size within 4 times the problem's: the store's and
 // the family's shipped entries, this device's other size classes among
 // them), the most similar device first; none that the entry ranking the
-// plan measured at under a third of its fastest.
+// plan predicts at under a third of the current choice's rate (its rates
+// carried to the problem by the family's model), or, without an entry,
+// the family's model of the problem (Ranking::shape_score) does.
 std::vector<std::string> online_candidates(const Family& family, const DeviceCaps& caps,
                                            const LoadOptions& options, const std::string& current,
                                            std::size_t n);
