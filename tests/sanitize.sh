@@ -103,5 +103,6 @@ export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 (cd "$tsan" && FATCL_TEST_PLATFORM="Portable Computing Language" \
    OCL_ICD_VENDORS=/etc/OpenCL/vendors/pocl.icd FATCL_TUNING=off FATCL_CACHE=0 \
    TSAN_OPTIONS="$TSAN_OPTIONS:suppressions=$root/tests/tsan.supp" \
-   ./tests/fatcl_runtime_tests --gtest_filter='Auto.ThreadsShareTheProgramsBuiltInTheProcess')
+   ./tests/fatcl_runtime_tests \
+     --gtest_filter='Auto.ThreadsShareTheProgramsBuiltInTheProcess:Auto.OnlineLearning*')
 say "done"

@@ -169,6 +169,9 @@ struct Kept {
   OnlineOptions online_options;
   std::shared_ptr<Store> store;
   std::map<ChoiceKey, std::shared_ptr<Learning>> learning;
+  // Classes learned whose store is still being saved (OnlineChoice::saving):
+  // kept until it is, so that no call waits for the file.
+  std::vector<std::shared_ptr<Learning>> saving;
   std::map<std::pair<cl_program, std::string>, std::vector<cl::Kernel>> idle_kernels;
   unsigned generation = 0;  // ClearCache's count: a kernel borrowed before it is not kept
   // Held by a call on a device whose driver races concurrent calls, and by
@@ -545,6 +548,10 @@ void settle(const Choice& choice) {
   all.choices[choice.key] =
       chosen_of(learned, *std::get<3>(choice.key), learned.tuning_entry.has_value());
   all.planned.erase(choice.key);
+  all.saving.erase(std::remove_if(all.saving.begin(), all.saving.end(),
+                                  [](const auto& l) { return !l->online->saving(); }),
+                   all.saving.end());
+  if (it->second->online->saving()) all.saving.push_back(it->second);
   all.learning.erase(it);
 }
 
@@ -1582,6 +1589,7 @@ StatusCode ClearCache() {
   all.online_options = {};
   all.store.reset();
   all.learning.clear();
+  all.saving.clear();  // each waits for its save
   all.devices.clear();
   g_message.clear();
   return StatusCode::kSuccess;

@@ -30,9 +30,10 @@ struct Matmul::Impl {
     LoadedKernel loaded;
     MatmulKernel kernel;
     SplitKernels split_k;
-    // While the choice is learned (MatmulOptions::online), and what it said.
+    // While the choice is learned (MatmulOptions::online), and once it is
+    // (kept while the store is saved, and for what it said).
     std::unique_ptr<OnlineChoice> online;
-    std::string online_report;
+    std::unique_ptr<OnlineChoice> learned;
   };
   // Enqueues the product with `kernel` (of `chosen`'s family); `split_k`
   // holds its program's kernels for a split K, made here where needed first.
@@ -257,7 +258,8 @@ std::size_t Matmul::launches(std::size_t m, std::size_t n, std::size_t k) const 
 
 std::string Matmul::online_report(std::size_t m, std::size_t n, std::size_t k) const {
   const Impl::Chosen& chosen = impl_->chosen_for(m, n, k);
-  return chosen.online ? chosen.online->report() : chosen.online_report;
+  if (chosen.online) return chosen.online->report();
+  return chosen.learned ? chosen.learned->report() : std::string();
 }
 
 // Why the rule (matmul_family_for) gives a skinny family this shape; "" for
@@ -461,8 +463,7 @@ cl::Event Matmul::enqueue(const cl::CommandQueue& queue, const cl::Buffer& a, co
   if (chosen.online->settled()) {
     chosen.loaded = chosen.online->choice();
     chosen.split_k = {};
-    chosen.online_report = chosen.online->report();
-    chosen.online.reset();
+    chosen.learned = std::move(chosen.online);
   }
   return last;
 }

@@ -125,7 +125,7 @@ class OnlineChoice {
                std::vector<std::size_t> problem, LoadedKernel current,
                std::vector<std::string> variants, LoadOptions load,
                const OnlineOptions& options = {});
-  ~OnlineChoice();  // waits for a build in flight
+  ~OnlineChoice();  // waits for a build and a save in flight
   OnlineChoice(const OnlineChoice&) = delete;
   OnlineChoice& operator=(const OnlineChoice&) = delete;
 
@@ -137,10 +137,14 @@ class OnlineChoice {
   Turn next();
   // A timed turn's call took `ms` for `operations` (the entry's rate is
   // operations / ms, as GFLOP/s for a flop count). Once every candidate is
-  // settled, the entry is stored and saved (a store that cannot be written
-  // leaves a note in report()).
+  // settled, the entry is put into the store, and the store saved on a
+  // thread of this object's (a store that cannot be written leaves a note
+  // in report()): the call that settles does not wait for the file.
   void record(const Turn& turn, double ms, double operations);
   bool settled() const;
+  // The store is being saved (keep this object until it is not, or let
+  // its destructor wait).
+  bool saving() const;
   // The fastest so far; once settled, its explanation's tuning paragraph
   // says what was timed.
   const LoadedKernel& choice() const;
