@@ -459,6 +459,16 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // at K 256 and more they fell behind at 16 to 48 columns (0.71 to 0.93).
   const bool few_columns =
       n < kGemmRowsFewColumns || (n <= kGemmRowsShortKColumns && k <= kGemmRowsShortK);
+  // Between one and two vectors of 16 floats and not a multiple of 16, the
+  // blocked points pad or guard a whole tile's width: at 20 and 24 columns
+  // (M 664 to 2000, K 325 to 1000, row NN) the rows points ran 1.11 to 1.35
+  // times the automatic blocked choice's speed under Intel's runtime and
+  // 0.97 to 1.68 under PoCL, where at 32 columns the blocked 32-wide point
+  // led (1000 x 32 x 600: 0.71 under Intel's runtime; 2 Xeon cores,
+  // 2026-12-07).
+  const bool between_vectors = bits == 32 && !a_trans && !b_trans && n > kGemmRowsFewColumns &&
+                               n < 2 * kGemmRowsFewColumns && n % kGemmRowsFewColumns != 0 &&
+                               k < kGemmRowsMostK;
   // Rows of four of a register's vectors or more (the 4 x 4 point's block
   // on an AVX-512 CPU) over a K below 1024: the rows points ran 107 such
   // shapes (M 16 to 3000, N 64 to 1024, K 64 to 1000, row NN; 226 timings
@@ -503,7 +513,7 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // GFLOP/s where the blocked points ran 140-146; Intel's CPU runtime, 2
   // Xeon cores, 2026-12-07).
   if (bits == 16) return true;
-  if (!(few_rows || few_columns || medium_k)) return false;
+  if (!(few_rows || few_columns || medium_k || between_vectors)) return false;
   // A work-item a stripe of columns (and rows, and product): fewer than the
   // compute units would leave some idle, where the blocked family's tiles
   // would not. The first point's stripe, read once (this runs every call).

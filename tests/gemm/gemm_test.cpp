@@ -1365,9 +1365,11 @@ TEST(Gemm, AShapeRunsItsOwnChoiceAfterAnotherOfItsSizeClass) {
 
 // A thin product on a CPU device runs on the rows family by itself (where
 // GemmRowsFit holds: no loop limit, a stripe of columns for each compute
-// unit), and one of more rows and 24 columns over a K of 200, which no rule
-// of GemmRowsFit takes in single and double precision, on the blocked
-// family (half precision takes the rows family at every shape).
+// unit), and one of more rows and 32 columns over a K of 200 in single
+// precision (24 in double), which no rule of GemmRowsFit takes, on the
+// blocked family (half precision takes the rows family at every shape);
+// with 24 columns, between one vector of 16 floats and two, single
+// precision takes the rows family too.
 TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
@@ -1395,11 +1397,20 @@ TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
     // (Half precision's stripes are 256 columns wide: its own rule's count.)
     EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, bits == 16 ? cpu : fits)
         << GemmLastCall();
-    f.m = slow() ? kGemmRowsMostRows + 1 : 100, f.n = 24, f.k = 200;
+    f.m = slow() ? kGemmRowsMostRows + 1 : 100, f.n = bits == 64 ? 24 : 32, f.k = 200;
     EXPECT_EQ(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false), bits == 16 && cpu);
     EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
     EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, bits == 16 && cpu)
         << GemmLastCall();
+    if (bits == 64) continue;
+    f.n = 24;
+    // (Two stripes of 64 rows: one a unit at most two units.)
+    const bool between = bits == 16 ? cpu : bits == 32 && cpu && caps.compute_units <= 2;
+    EXPECT_EQ(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false), between);
+    EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
+    EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, between) << GemmLastCall();
+    // (Not with op(B) = B^T: unmeasured there.)
+    if (bits == 32) EXPECT_FALSE(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, true));
   }
 }
 
