@@ -195,6 +195,7 @@ struct OnlineChoice::Impl {
   std::vector<std::string> variants;
   std::vector<std::optional<Tier>> first_tier;  // where the ranked plan tries each first
   LoadOptions load;
+  std::shared_ptr<Store> store;  // load.store, else the user's: the entry's
   DeviceCaps caps;
 
   mutable std::mutex mutex;  // guards built, failures and trial
@@ -274,7 +275,6 @@ struct OnlineChoice::Impl {
   }
   // Saves the store; what went wrong, in words, or "".
   std::string save_store() {
-    const std::shared_ptr<Store> store = load.store ? load.store : Store::user();
     try {
       store->save();
     } catch (const std::exception& x) {
@@ -302,6 +302,7 @@ OnlineChoice::OnlineChoice(const cl::Context& context, const cl::Device& device,
   d.problem = std::move(problem);
   d.variants = std::move(variants);
   d.load = std::move(load);
+  d.store = d.load.store ? d.load.store : Store::user();
   d.caps = DeviceCaps::query(device);
   d.first_tier.resize(d.variants.size());
   LoadOptions ranked = d.load;
@@ -315,7 +316,6 @@ OnlineChoice::OnlineChoice(const cl::Context& context, const cl::Device& device,
   d.operations.assign(d.variants.size(), 0);
   d.skeleton = measured_entry(d.caps, family.manifest().family, d.load.form, d.problem,
                               "fatcl online");
-  if (d.variants.size() < 2) return;
   if (options.build_first) d.build_all();
   d.worker = std::thread([&d, build = !options.build_first] {
     if (build) d.build_all();
@@ -425,7 +425,6 @@ void OnlineChoice::Impl::store_entry_locked() {
   LoadedKernel& chosen = *built[choice];
   chosen.tuning_entry = e;
   chosen.explanation.tuning = describe_locked();
-  const std::shared_ptr<Store> store = load.store ? load.store : Store::user();
   store->put_tuning(std::move(e));
   // The file on the worker thread: the settling call is a product's, and
   // saving the user's store reads, merges and rewrites its file under a
@@ -434,12 +433,7 @@ void OnlineChoice::Impl::store_entry_locked() {
   // entry's fixed fields 15-75 (made at first use now, the skeleton).
   saving = true;
   save_asked = true;
-  if (worker.joinable()) {
-    wake.notify_one();
-  } else {
-    store_note = save_store();  // no worker: a single candidate
-    saving = false;
-  }
+  wake.notify_one();
 }
 
 FamilyTuneReport tune_family(const cl::Context& context, const cl::Device& device,
