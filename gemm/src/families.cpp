@@ -581,6 +581,8 @@ const Family& gemm_sum_parts_family() {
   return f;
 }
 
+constexpr std::size_t kSumPartsGroup = 64;
+
 cl_event launch_sum_parts(cl_command_queue queue, cl_kernel kernel, int bits, std::size_t m,
                           std::size_t n, std::size_t parts, cl_mem w, std::size_t w_offset,
                           double alpha, double beta, cl_mem c, std::size_t c_offset,
@@ -599,15 +601,29 @@ cl_event launch_sum_parts(cl_command_queue queue, cl_kernel kernel, int bits, st
             {sizeof(cl_mem), &c, "C"},
             {sizeof CO, &CO, "c_offset"},
             {sizeof LDC, &LDC, "ldc"}});
-  // One column of C (the axpy family's product as its transpose): work-groups
-  // of 64 down it (the kernel skips what lies past C); else the driver's.
-  const bool column = n == 1 && m > 1;
-  const std::size_t up = (m + 63) / 64 * 64;
-  const std::size_t global[2] = {n, column ? up : m};
-  const std::size_t local[2] = {1, 64};
+  // Work-groups of 64 work-items (fewer where the kernel takes fewer): a
+  // row of C's columns, as many as the next power of two above N holds,
+  // and as many rows as fill the rest (one column, the axpy family's
+  // product as its transpose: 64 rows); C rounded up to whole groups (the
+  // kernel skips what lies past C). A driver left to choose divides N and
+  // M itself, and for primes (127 x 8191) that is one work-item a group,
+  // as matmul_splitk_sum found on the H200.
+  std::size_t most = kSumPartsGroup;
+  if (clGetKernelWorkGroupInfo(kernel, nullptr, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
+                               nullptr) != CL_SUCCESS ||
+      most == 0) {
+    most = 1;
+  }
+  most = std::min(most, kSumPartsGroup);
+  std::size_t across = 1;
+  while (across < n && across < most) across *= 2;
+  across = std::min(across, most);
+  const std::size_t down = std::max<std::size_t>(1, most / across);
+  const std::size_t global[2] = {(n + across - 1) / across * across,
+                                 (m + down - 1) / down * down};
+  const std::size_t local[2] = {across, down};
   cl_event e = nullptr;
-  if (const cl_int err = clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global,
-                                                column ? local : nullptr,
+  if (const cl_int err = clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, local,
                                                 static_cast<cl_uint>(wait.size()),
                                                 wait.empty() ? nullptr : wait.data(), &e)) {
     check_cl(err, "clEnqueueNDRangeKernel(gemm_sum_parts)");
