@@ -459,15 +459,20 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // at K 256 and more they fell behind at 16 to 48 columns (0.71 to 0.93).
   const bool few_columns =
       n < kGemmRowsFewColumns || (n <= kGemmRowsShortKColumns && k <= kGemmRowsShortK);
-  // Between one and two vectors of 16 floats and not a multiple of 16, the
-  // blocked points pad or guard a whole tile's width: at 20 and 24 columns
-  // (M 664 to 2000, K 325 to 1000, row NN) the rows points ran 1.11 to 1.35
-  // times the automatic blocked choice's speed under Intel's runtime and
-  // 0.97 to 1.68 under PoCL, where at 32 columns the blocked 32-wide point
-  // led (1000 x 32 x 600: 0.71 under Intel's runtime; 2 Xeon cores,
-  // 2026-12-07).
-  const bool between_vectors = bits == 32 && !a_trans && !b_trans && n > kGemmRowsFewColumns &&
-                               n < 2 * kGemmRowsFewColumns && n % kGemmRowsFewColumns != 0 &&
+  // From one vector of 16 floats to two, the blocked points pad or guard a
+  // whole tile's width: at 20 and 24 columns (M 664 to 2000, K 325 to 1000,
+  // row NN) the rows points ran 1.11 to 1.35 times the automatic blocked
+  // choice's speed under Intel's runtime and 0.97 to 1.68 under PoCL, where
+  // at 32 columns the blocked 32-wide point led (1000 x 32 x 600: 0.71
+  // under Intel's runtime; 2 Xeon cores, 2026-12-07). At 16 columns the
+  // one blocked point 16 wide (24 x 16) is in no CPU entry measured before
+  // it, and the entries' points guard or pad half a tile: the automatic
+  // blocked choice ran 8 to 13 GFLOP/s at 664 x 16 x 325, 1000 x 16 x 1500
+  // and 4000 x 16 x 200 where the rows points ran 108 to 197 and the 24 x
+  // 16 point 121 to 164 (2 Zen 4 cores, both runtimes, 2026-12-07); over a
+  // K of 2048 the 24 x 16 point led (127 to 168 against 91 to 116).
+  const bool between_vectors = bits == 32 && !a_trans && !b_trans &&
+                               n >= kGemmRowsFewColumns && n < 2 * kGemmRowsFewColumns &&
                                k < kGemmRowsMostK;
   // Rows of four of a register's vectors or more (the 4 x 4 point's block
   // on an AVX-512 CPU) over a K below 1024: the rows points ran 107 such

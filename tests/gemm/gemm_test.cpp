@@ -1368,7 +1368,7 @@ TEST(Gemm, AShapeRunsItsOwnChoiceAfterAnotherOfItsSizeClass) {
 // unit), and one of more rows and 32 columns over a K of 200 in single
 // precision (24 in double), which no rule of GemmRowsFit takes, on the
 // blocked family (half precision takes the rows family at every shape);
-// with 24 columns, between one vector of 16 floats and two, single
+// with 16 and 24 columns, from one vector of 16 floats to two, single
 // precision takes the rows family too.
 TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
@@ -1403,14 +1403,17 @@ TEST(Gemm, ThinProductsOnCpusRunOnTheRowsFamily) {
     EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, bits == 16 && cpu)
         << GemmLastCall();
     if (bits == 64) continue;
-    f.n = 24;
-    // (Two stripes of 64 rows: one a unit at most two units.)
-    const bool between = bits == 16 ? cpu : bits == 32 && cpu && caps.compute_units <= 2;
-    EXPECT_EQ(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false), between);
-    EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
-    EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, between) << GemmLastCall();
-    // (Not with op(B) = B^T: unmeasured there.)
-    if (bits == 32) EXPECT_FALSE(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, true));
+    // One vector of 16 floats and one and a half.
+    for (const std::size_t columns : {16, 24}) {
+      f.n = columns;
+      // (Two stripes of 64 rows: one a unit at most two units.)
+      const bool between = bits == 16 ? cpu : bits == 32 && cpu && caps.compute_units <= 2;
+      EXPECT_EQ(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, false), between) << columns;
+      EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
+      EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, between) << GemmLastCall();
+      // (Not with op(B) = B^T: unmeasured there.)
+      if (bits == 32) EXPECT_FALSE(GemmRowsFit(caps, bits, f.m, f.n, f.k, 1, true));
+    }
   }
 }
 
@@ -1476,7 +1479,10 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
   EXPECT_EQ(GemmRowsFit(caps, 32, 300, 8, 70, 1, false),
             (caps.device_type & CL_DEVICE_TYPE_CPU) != 0 && !caps.is_gpu() &&
                 !has_driver_quirk(caps, "loop-limit-65536") && caps.compute_units <= 5);
-  EXPECT_FALSE(GemmRowsFit(caps, 32, 300, kGemmRowsFewColumns, kGemmRowsShortK + 1, 1, false));
+  // A vector's columns: in double precision not over a K past the short
+  // one; in single precision (16 to 31 columns) not over kGemmRowsMostK.
+  EXPECT_FALSE(GemmRowsFit(caps, 64, 300, kGemmRowsFewColumns, kGemmRowsShortK + 1, 1, false));
+  EXPECT_FALSE(GemmRowsFit(caps, 32, 300, kGemmRowsFewColumns, kGemmRowsMostK, 1, false));
   EXPECT_EQ(GemmRowsFit(caps, 32, 300, 8, 70, 1, true),
             GemmRowsFit(caps, 32, 300, 8, 70, 1, false));
   EXPECT_FALSE(GemmRowsFit(caps, 32, 300, 8, 70, 1, true, true));
