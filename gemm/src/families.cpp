@@ -471,9 +471,9 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // and 4000 x 16 x 200 where the rows points ran 108 to 197 and the 24 x
   // 16 point 121 to 164 (2 Zen 4 cores, both runtimes, 2026-12-07); over a
   // K of 2048 the 24 x 16 point led (127 to 168 against 91 to 116).
-  const bool between_vectors = bits == 32 && !a_trans && !b_trans &&
-                               n >= kGemmRowsFewColumns && n < 2 * kGemmRowsFewColumns &&
-                               k < kGemmRowsMostK;
+  const bool one_to_two_vectors = bits == 32 && !a_trans && !b_trans &&
+                                  n >= kGemmRowsFewColumns && n < 2 * kGemmRowsFewColumns &&
+                                  k < kGemmRowsMostK;
   // Rows of four of a register's vectors or more (the 4 x 4 point's block
   // on an AVX-512 CPU) over a K below 1024: the rows points ran 107 such
   // shapes (M 16 to 3000, N 64 to 1024, K 64 to 1000, row NN; 226 timings
@@ -518,7 +518,7 @@ bool GemmRowsFit(const DeviceCaps& caps, int bits, std::size_t m, std::size_t n,
   // GFLOP/s where the blocked points ran 140-146; Intel's CPU runtime, 2
   // Xeon cores, 2026-12-07).
   if (bits == 16) return true;
-  if (!(few_rows || few_columns || medium_k || between_vectors)) return false;
+  if (!(few_rows || few_columns || medium_k || one_to_two_vectors)) return false;
   // A work-item a stripe of columns (and rows, and product): fewer than the
   // compute units would leave some idle, where the blocked family's tiles
   // would not. The first point's stripe, read once (this runs every call).
@@ -612,14 +612,8 @@ cl_event launch_sum_parts(cl_command_queue queue, cl_kernel kernel, int bits, st
   // product as its transpose: 64 rows); C rounded up to whole groups (the
   // kernel skips what lies past C). A driver left to choose divides N and
   // M itself, and for primes (127 x 8191) that is one work-item a group,
-  // as matmul_splitk_sum found on the H200.
-  std::size_t most = kSumPartsGroup;
-  if (clGetKernelWorkGroupInfo(kernel, nullptr, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
-                               nullptr) != CL_SUCCESS ||
-      most == 0) {
-    most = 1;
-  }
-  most = std::min(most, kSumPartsGroup);
+  // as matmul_splitk_sum found.
+  const std::size_t most = work_group_at_most(kernel, kSumPartsGroup);
   std::size_t across = 1;
   while (across < n && across < most) across *= 2;
   across = std::min(across, most);

@@ -1010,9 +1010,10 @@ StatusCode run(Request r) {
   // The passes' programs a point's call takes, built now where they are
   // not yet: on the class's first use (GemmTempBufferSize) and, while it
   // is learned, for every candidate, so that no call of the trial builds
-  // one (the summing pass's first build put 0.6 to 1.1 ms into a learned
-  // class's first call on an H100 and the H200, 2026-12-07, 4 to 15 times
-  // the choice's call).
+  // one (a learned class's first call ran 0.6 to 1.1 ms slow, 4 to 15 times
+  // the choice's call, at shapes whose K the rules split, on an H100 and
+  // the H200, 2026-12-07: the summing pass built there is the likely cause,
+  // not yet timed apart).
   auto build_passes = [&](const Space& s) {
     if (s.split) (void)choose_sum_parts(context, device, facts.caps, r.bits);
     if (s.passes.pack_a || s.passes.pack_b || as_transpose) {

@@ -93,6 +93,16 @@ cl::Event launch_matmul(const cl::CommandQueue& queue, const cl::Kernel& kernel,
 
 constexpr std::size_t kSumGroup = 64;
 
+std::size_t work_group_at_most(cl_kernel kernel, std::size_t most) {
+  std::size_t group = 0;
+  if (clGetKernelWorkGroupInfo(kernel, nullptr, CL_KERNEL_WORK_GROUP_SIZE, sizeof group, &group,
+                               nullptr) != CL_SUCCESS ||
+      group == 0) {
+    return 1;
+  }
+  return std::min(group, most);
+}
+
 cl::Event launch_splitk_sum(const cl::CommandQueue& queue, const cl::Kernel& sum,
                             const cl::Buffer& workspace, const cl::Buffer& c, std::size_t m,
                             std::size_t n, std::size_t splits, std::size_t ldc, bool accumulate,
@@ -111,13 +121,7 @@ cl::Event launch_splitk_sum(const cl::CommandQueue& queue, const cl::Kernel& sum
   // Rows of kSumGroup work-items, N rounded up to them: a driver left to
   // choose divides N itself, and for a prime N (8191) that is one
   // work-item a group (the pass then took longer than the product).
-  std::size_t group = kSumGroup;
-  if (clGetKernelWorkGroupInfo(sum(), nullptr, CL_KERNEL_WORK_GROUP_SIZE, sizeof group, &group,
-                               nullptr) != CL_SUCCESS ||
-      group == 0) {
-    group = 1;
-  }
-  group = std::min(group, kSumGroup);
+  const std::size_t group = work_group_at_most(sum(), kSumGroup);
   const std::size_t global[2] = {(n + group - 1) / group * group, m};
   const std::size_t local[2] = {group, 1};
   return set_and_enqueue(queue, sum(), "matmul_splitk_sum", args, global, local, wait);

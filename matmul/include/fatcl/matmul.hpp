@@ -274,6 +274,12 @@ struct KernelArg {
 void set_kernel_args(cl_kernel kernel, std::string_view what,
                      const std::vector<KernelArg>& args);
 
+// The work-group a launch of `kernel` may take, at most `most`: its
+// CL_KERNEL_WORK_GROUP_SIZE (the kernel built for one device), 1 where the
+// driver does not say. The summing passes of a split K (Matmul's and the
+// GEMM entry points') size their groups by it.
+std::size_t work_group_at_most(cl_kernel kernel, std::size_t most);
+
 // Enqueues copies of `rows` x `cols` row-major matrices of `element`-byte
 // elements: product i from element from[i] of x (leading dimension ld) to
 // element t_offset + i * t_stride of t (leading dimension t_ld); one 3-D
