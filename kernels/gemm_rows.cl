@@ -52,7 +52,8 @@
 
 /* Vectors of VW columns (a register), then of VH and VQ (a half and a
  * quarter of one) for a stripe's last columns and for products narrower
- * than a register: at 1000 x 8 x 1000 the columns an element at a time
+ * than a register (where op(B) = B, more than VQ of them one vector padded,
+ * ROWS_PADDED): at 1000 x 8 x 1000 the columns an element at a time
  * ran at 3.9 GFLOP/s (Intel's CPU runtime, 2 Xeon cores, 2026-12-06). */
 #if PRECISION == 64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -62,6 +63,11 @@
 #define realH double4
 #define realQ double2
 #define realF double4
+/* ROWS_PADDED's lanes: vectors of integers as wide as realV and realH. */
+#define maskV long8
+#define maskH long4
+#define LANES_V ((maskV)(0, 1, 2, 3, 4, 5, 6, 7))
+#define LANES_H ((maskH)(0, 1, 2, 3))
 #define VW 8
 #define VH 4
 #define VQ 2
@@ -76,6 +82,10 @@
 #define realH float8
 #define realQ float4
 #define realF float4
+#define maskV int16
+#define maskH int8
+#define LANES_V ((maskV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+#define LANES_H ((maskH)(0, 1, 2, 3, 4, 5, 6, 7))
 #define VW 16
 #define VH 8
 #define VQ 4
@@ -267,16 +277,19 @@ void fill_tile(__local real* tile, __global const storage* B, const long ldb, co
   }
 }
 
-/* The sum of a vector's elements, halves first. */
+/* The sum of a vector's elements, halves first, through an array: as
+ * `v.lo + v.hi`, the swizzles' shuffles made Oclgrind take every sum for an
+ * uninitialised value. */
 real sum_of(realV v) {
-  const realH h = v.lo + v.hi;
-  const realQ q = h.lo + h.hi;
-#if VQ == 4
-  const float2 t = q.lo + q.hi;
-  return t.x + t.y;
-#else
-  return q.x + q.y;
+  real e[VW];
+  VSTORE(VW, v, e);
+  _Pragma("unroll") for (int q = 0; q < VW / 2; ++q) e[q] += e[q + VW / 2];
+  _Pragma("unroll") for (int q = 0; q < VW / 4; ++q) e[q] += e[q + VW / 4];
+  _Pragma("unroll") for (int q = 0; q < VW / 8; ++q) e[q] += e[q + VW / 8];
+#if VW == 16
+  e[0] += e[1];
 #endif
+  return e[0];
 }
 
 /* R rows of C from `row` over the last `tail` columns (fewer than VQ) from
@@ -384,6 +397,79 @@ void fill_columns(__local real* tile, __global const storage* B, const long b_rs
   }
 }
 
+/* R rows of C from `row` over the WIDTH columns from pc that follow the
+ * chunk's whole vectors (more than a quarter vector, fewer than W: a
+ * vector T's width), as one vector padded, over k in [KB, KE): op(B)'s
+ * rows read as whole vectors up to k_safe, their last lanes (past the
+ * columns: the row's padding or the next row's first elements, whatever
+ * they hold, NaN or denormals) set to zero before they reach a
+ * multiply-add (`keep`, lanes of integer type MT from LANES), the rows
+ * after it element by element (a whole vector there would end past B's
+ * last row); A read as ROWS_BLOCK_OF reads it (AS, AT
+ * at `row` and KB, ARS, AKS); the sum added to C's running sum (ROWS_ADD,
+ * `first` and `last` the caller's) in pieces of a half, a quarter and one
+ * element. A half and a quarter vector a pass each (ROWS_STRIPE) read A
+ * twice and broadcast each element of it twice; 12 columns so ran at a
+ * third of 16's rate. Padded, 9 to 15 columns of 2000 x N x 1000 ran 2.3
+ * to 2.6 times as fast under Intel's CPU runtime and 1.3 to 1.7 under
+ * PoCL, 5 to 8 columns in a half vector 1.25 to 1.6 and 0.9 to 1.2, and
+ * 12 columns after a whole vector (28) 1.1 to 1.3 and 1.35 to 1.6
+ * (medians of three and five runs of nine, 2 Zen 4 cores, 2026-12-07;
+ * docs/PERFORMANCE.md). */
+#define ROWS_PADDED(R, WIDTH, T, W, MT, LANES, AS, AT, ARS, AKS, KB, KE)                \
+  {                                                                                     \
+    T acc[R];                                                                           \
+    _Pragma("unroll") for (int i = 0; i < R; ++i) acc[i] = (T)(0);                      \
+    PTR_##AS* a = AT;                                                                   \
+    __global const storage* b = B + (long)(KB) * b_rs + pc;                             \
+    const MT keep = LANES < (MT)(WIDTH);                                                \
+    int k = KB;                                                                         \
+    for (const int ks = min(KE, k_safe); k < ks; ++k, a += AKS, b += b_rs) {            \
+      const T bv = select((T)(0), GLOAD(W, b), keep);                                   \
+      _Pragma("unroll") for (int i = 0; i < R; ++i)                                     \
+        acc[i] = fma((T)(LD_##AS(1, a + i * ARS)), bv, acc[i]);                         \
+    }                                                                                   \
+    for (; k < KE; ++k, a += AKS, b += b_rs) {                                          \
+      real e[W];                                                                        \
+      for (int q = 0; q < W; ++q) e[q] = q < WIDTH ? (real)GLOAD(1, b + q) : (real)0;   \
+      const T bv = VLOAD(W, e);                                                         \
+      _Pragma("unroll") for (int i = 0; i < R; ++i)                                     \
+        acc[i] = fma((T)(LD_##AS(1, a + i * ARS)), bv, acc[i]);                         \
+    }                                                                                   \
+    _Pragma("unroll") for (int i = 0; i < R; ++i) {                                     \
+      real part[W];                                                                     \
+      VSTORE(W, acc[i], part);                                                          \
+      __global storage* cr = C + (long)(row + i) * ldc + pc;                            \
+      int j = 0;                                                                        \
+      if (W > VH && WIDTH - j >= VH) {                                                  \
+        ROWS_ADD(realH, VH, VLOAD(VH, part + j), cr + j, ROWS_SP + j)                   \
+        j += VH;                                                                        \
+      }                                                                                 \
+      if (WIDTH - j >= VQ) {                                                            \
+        ROWS_ADD(realQ, VQ, VLOAD(VQ, part + j), cr + j, ROWS_SP + j)                   \
+        j += VQ;                                                                        \
+      }                                                                                 \
+      for (; j < WIDTH; ++j) ROWS_ADD(real, 1, part[j], cr + j, ROWS_SP + j)            \
+    }                                                                                   \
+  }
+/* ROWS_PADDED over rows [RB, RE), MB at a time, then one at a time. */
+#define ROWS_PADDED_ROWS(RB, RE, AS, AT, ARS, AKS, KB, KE)                              \
+  {                                                                                     \
+    int row = RB;                                                                       \
+    if (pad > VH) {                                                                     \
+      for (; row + MB <= RE; row += MB)                                                 \
+        ROWS_PADDED(MB, pad, realV, VW, maskV, LANES_V, AS, AT, ARS, AKS, KB, KE)       \
+      for (; row < RE; ++row)                                                           \
+        ROWS_PADDED(1, pad, realV, VW, maskV, LANES_V, AS, AT, ARS, AKS, KB, KE)        \
+    } else {                                                                            \
+      for (; row + MB <= RE; row += MB)                                                 \
+        ROWS_PADDED(MB, pad, realH, VH, maskH, LANES_H, AS, AT, ARS, AKS, KB, KE)       \
+      for (; row < RE; ++row)                                                           \
+        ROWS_PADDED(1, pad, realH, VH, maskH, LANES_H, AS, AT, ARS, AKS, KB, KE)        \
+    }                                                                                   \
+  }
+#define ROWS_SP (csum + (row + i - row0) * chunk_cols + (pc - col0))
+
 /* The rows of op(A) = A^T's block that ROWS_STRIPE reads a chunk at a time
  * (32 floats or 16 doubles: 2 KiB a step of K). */
 #if PRECISION == 64
@@ -480,15 +566,23 @@ void gemm_rows(GEMM_ARGUMENTS) {
     for (int col0 = share_col0; col0 < share_col_end; col0 += chunk_cols) {
       const int row_end = min(row0 + chunk_rows, share_row_end);
       const int col_end = min(col0 + chunk_cols, share_col_end);
-      /* A chunk of a quarter vector to a vector's width where op(A) = A
-       * (op(B) either way): all of it as dot products (ROWS_DOT_BLOCK),
-       * over chunks of K as long as the tile holds for its columns, so that
-       * each row is read a few KiB along at a time (in blocks of KWG, a new
-       * page every 256 bytes, 4000 x 1 x 4000 took 4.1 ms where ROWS_DOTS,
-       * each row along all of K, took 1.5). Narrower chunks stay with
-       * ROWS_DOTS, their B's column read in place: 4000 x 1 x 4000 and 4000
-       * x 2 x 4000 took 2.5 and 2.8 ms here, 1.5 and 2.4 there. */
-      if (!a_trans && col_end - col0 >= VQ && col_end - col0 < VW) {
+      /* The chunk's last columns past whole vectors, more than a quarter
+       * vector of them where op(B) = B: ROWS_PADDED's padded vector, over
+       * all of K where the chunk has no whole vector (A read once), else
+       * beside ROWS_STRIPE's blocks of K. */
+      const int rem = (col_end - col0) % VW;
+      const int pad = !b_trans && rem > VQ ? rem : 0;
+      const int narrow = col_end - col0 < VW;
+      /* Other chunks of a quarter vector to a vector's width where op(A) =
+       * A (op(B) = B^T, or a quarter vector of columns): all of it as dot
+       * products (ROWS_DOT_BLOCK), over chunks of K as long as the tile
+       * holds for its columns, so that each row is read a few KiB along at
+       * a time (in blocks of KWG, a new page every 256 bytes, 4000 x 1 x
+       * 4000 took 4.1 ms where ROWS_DOTS, each row along all of K, took
+       * 1.5). Narrower chunks stay with ROWS_DOTS, their B's column read in
+       * place: 4000 x 1 x 4000 and 4000 x 2 x 4000 took 2.5 and 2.8 ms here,
+       * 1.5 and 2.4 there. */
+      if (!pad && !a_trans && col_end - col0 >= VQ && narrow) {
         const int w = col_end - col0;
         const int kc = max(VW, KWG * TW / w / VW * VW);
         for (int k0 = 0; k0 < K; k0 += kc) {
@@ -506,7 +600,18 @@ void gemm_rows(GEMM_ARGUMENTS) {
        * columns after them one at a time (at 4 x 1465 x 244 the last
        * stripe's 441 columns left 57 to that loop with blocks of 4 vectors
        * alone). */
-      const int col_quarters = col_end - (col_end - col0) % VQ;
+      const int col_quarters = pad ? col_end - pad : col_end - (col_end - col0) % VQ;
+      /* The padded columns' start, and the rows of B whose vector from
+       * there ends inside B's last row (ROWS_PADDED). */
+      const int pc = col_quarters;
+      const long span = (long)(K - 1) * b_rs + N - pc - (pad > VH ? VW : VH);
+      const int k_safe = span < 0 ? 0 : (int)min((long)K, span / b_rs + 1);
+      /* A chunk narrower than a vector, padded: over all of K at once. */
+      if (pad && narrow) {
+        const int first = 1, last = 1;
+        ROWS_PADDED_ROWS(row0, row_end, glob, A + row * a_rs, a_rs, a_ks, 0, K)
+        continue;
+      }
       for (int k0 = 0; k0 < K; k0 += KWG) {
         const int k1 = min(k0 + KWG, K);
         const int first = k0 == 0, last = k1 == K;
@@ -527,7 +632,9 @@ void gemm_rows(GEMM_ARGUMENTS) {
             copy_a(a_tile, A, a_rs, a_ks, rc, rc_end - rc, k0, k1);
             ROWS_STRIPE(rc, rc_end, col0, col_quarters, loc, a_tile + (row - rc), 1, AC, glob,
                         B + k0 * b_rs + col, b_rs)
-            if (a_trans) ROWS_TAIL(rc, rc_end, loc, a_tile + (row - rc), 1, AC)
+            if (a_trans && !pad) ROWS_TAIL(rc, rc_end, loc, a_tile + (row - rc), 1, AC)
+            if (pad && !narrow)
+              ROWS_PADDED_ROWS(rc, rc_end, loc, a_tile + (row - rc), 1, AC, k0, k1)
           }
         } else {
           /* (A^T in place too where the stripe is narrower than a tile:
@@ -535,7 +642,12 @@ void gemm_rows(GEMM_ARGUMENTS) {
            * 8 x 1000, in place 1.3.) */
           ROWS_STRIPE(row0, row_end, col0, col_quarters, glob, A + row * a_rs + k0 * a_ks, a_rs,
                       a_ks, glob, B + k0 * b_rs + col, b_rs)
-          if (a_trans) ROWS_TAIL(row0, row_end, glob, A + row * a_rs + k0 * a_ks, a_rs, a_ks)
+          if (a_trans && !pad) {
+            ROWS_TAIL(row0, row_end, glob, A + row * a_rs + k0 * a_ks, a_rs, a_ks)
+          }
+          if (pad && !narrow) {
+            ROWS_PADDED_ROWS(row0, row_end, glob, A + row * a_rs + k0 * a_ks, a_rs, a_ks, k0, k1)
+          }
         }
       }
       /* The last columns (fewer than VQ) an element at a time, each over
@@ -545,7 +657,7 @@ void gemm_rows(GEMM_ARGUMENTS) {
        * Xeon cores), R rows at a time, so that a step's vector of B,
        * gathered down its column where that is not contiguous, serves R
        * rows. */
-      const int tail = col_end - col_quarters;
+      const int tail = pad ? 0 : col_end - col_quarters;
       if (tail > 0 && !a_trans) {
         int row = row0;
         for (; row + MB <= row_end; row += MB) ROWS_DOTS(MB)

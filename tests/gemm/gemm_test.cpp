@@ -1123,10 +1123,14 @@ TEST(Gemm, TheLanesFamilyComputesEveryForm) {
 // 2026-12-06, the kernel with its half and quarter vectors).
 TEST(Gemm, TheRowsFamilyComputesEveryForm) {
   FATCL_REQUIRE_RUNTIME(runtime().cl.missing);
-  std::array<std::size_t, 3> shapes[] = {{5, 29, 9}, {37, 530, 70}, {67, 70, 130}};
+  // Columns past whole vectors: 13 (29, row-major), 6 (70), 5 (5, the
+  // column-major call turned around) and 13 after four whole ones (77, its
+  // leading dimensions the least: the padded vectors read into the next row
+  // and, on the last row of B, element by element).
+  std::array<std::size_t, 3> shapes[] = {{5, 29, 9}, {37, 530, 70}, {67, 77, 130}};
   // The slow runtimes: the same paths on less work (Oclgrind's checked run
   // of the shapes above took about 130 s).
-  if (slow()) shapes[1] = {5, 530, 9}, shapes[2] = {67, 64, 70};
+  if (slow()) shapes[1] = {5, 530, 9}, shapes[2] = {67, 77, 70};
   const DeviceCaps caps = DeviceCaps::query(runtime().cl.device);
   if (has_driver_quirk(caps, "loop-limit-65536")) {
     for (int bits : precisions()) {
@@ -1149,8 +1153,9 @@ TEST(Gemm, TheRowsFamilyComputesEveryForm) {
           const bool form = p == 0 || (stripe_alone(p) ? i / 3 == 0 : i / 3 % 2 == 0);
           return !slow() || (s == i / 3 % 3 && form);
         },
-        [](Form& f, std::size_t) {
+        [](Form& f, std::size_t s) {
           if (f.layout == Layout::kColMajor) std::swap(f.m, f.n);
+          f.least_ld = s == 2;
         });
   }
 }
@@ -1207,8 +1212,9 @@ void check_skinny_family_forms(const Family& (*family)(int),
     check_family_forms(
         family(bits), bits, shapes, 2,
         [](std::size_t s, std::size_t i, std::size_t) { return !slow() || s == i / 3 % 3; },
-        [](Form& f, std::size_t) {
+        [](Form& f, std::size_t s) {
           if (f.layout == Layout::kColMajor) std::swap(f.m, f.n);
+          f.least_ld = s == 2;
         });
   }
 }
@@ -1443,7 +1449,10 @@ TEST(Gemm, ProductsOfAFewColumnsOnCpusRunOnTheRowsFamily) {
         f.ta = form == 1 ? Transpose::kYes : Transpose::kNo;
         f.tb = form == 3 ? Transpose::kYes : Transpose::kNo;
         if (form == 2) f.layout = Layout::kColMajor, std::swap(f.m, f.n);
-        f.least_ld = n == 1;
+        // (13 columns with the least leading dimensions: a padded vector of
+        // B's row reads into the next row, and the last row element by
+        // element.)
+        f.least_ld = n == 1 || n == 13;
         EXPECT_EQ(run_form(bits, f, rng), "") << f.describe(bits);
         const bool fits = GemmRowsFit(caps, bits, m, n, k, 1, form == 3);
         EXPECT_EQ(GemmLastCall().rfind(rows_point(bits), 0) == 0, fits)
