@@ -416,6 +416,8 @@ void fill_columns(__local real* tile, __global const storage* B, const long b_rs
  * 12 columns after a whole vector (28) 1.1 to 1.3 and 1.35 to 1.6
  * (medians of three and five runs of nine, 2 Zen 4 cores, 2026-12-07;
  * docs/PERFORMANCE.md). */
+/* Row i's running sum at column pc in half precision (ROWS_ADD's SP). */
+#define ROWS_SP (csum + (row + i - row0) * chunk_cols + (pc - col0))
 #define ROWS_PADDED(R, WIDTH, T, W, MT, LANES, AS, AT, ARS, AKS, KB, KE)                \
   {                                                                                     \
     T acc[R];                                                                           \
@@ -441,9 +443,9 @@ void fill_columns(__local real* tile, __global const storage* B, const long b_rs
       VSTORE(W, acc[i], part);                                                          \
       __global storage* cr = C + (long)(row + i) * ldc + pc;                            \
       int j = 0;                                                                        \
-      if (W > VH && WIDTH - j >= VH) {                                                  \
-        ROWS_ADD(realH, VH, VLOAD(VH, part + j), cr + j, ROWS_SP + j)                   \
-        j += VH;                                                                        \
+      if (W > VH && WIDTH >= VH) {                                                      \
+        ROWS_ADD(realH, VH, VLOAD(VH, part), cr, ROWS_SP)                               \
+        j = VH;                                                                         \
       }                                                                                 \
       if (WIDTH - j >= VQ) {                                                            \
         ROWS_ADD(realQ, VQ, VLOAD(VQ, part + j), cr + j, ROWS_SP + j)                   \
@@ -468,7 +470,6 @@ void fill_columns(__local real* tile, __global const storage* B, const long b_rs
         ROWS_PADDED(1, pad, realH, VH, maskH, LANES_H, AS, AT, ARS, AKS, KB, KE)        \
     }                                                                                   \
   }
-#define ROWS_SP (csum + (row + i - row0) * chunk_cols + (pc - col0))
 
 /* The rows of op(A) = A^T's block that ROWS_STRIPE reads a chunk at a time
  * (32 floats or 16 doubles: 2 KiB a step of K). */
@@ -632,9 +633,12 @@ void gemm_rows(GEMM_ARGUMENTS) {
             copy_a(a_tile, A, a_rs, a_ks, rc, rc_end - rc, k0, k1);
             ROWS_STRIPE(rc, rc_end, col0, col_quarters, loc, a_tile + (row - rc), 1, AC, glob,
                         B + k0 * b_rs + col, b_rs)
-            if (a_trans && !pad) ROWS_TAIL(rc, rc_end, loc, a_tile + (row - rc), 1, AC)
-            if (pad && !narrow)
+            if (a_trans && !pad) {
+              ROWS_TAIL(rc, rc_end, loc, a_tile + (row - rc), 1, AC)
+            }
+            if (pad && !narrow) {
               ROWS_PADDED_ROWS(rc, rc_end, loc, a_tile + (row - rc), 1, AC, k0, k1)
+            }
           }
         } else {
           /* (A^T in place too where the stripe is narrower than a tile:
