@@ -1,5 +1,6 @@
 // usage: predict DEVICE.json BENCH.json  -> per shape: predicted variant, its measured rate / best
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
            verbose ? oc.variant.c_str() : "");
     if (verbose && oc.variant != av) printf("      recorded %s\n", av.c_str());
     if (verbose && r < 0.9) { std::string bv; for (auto& [v, g] : rate) if (g == best) bv = v; printf("      MISS best %s %.1f, pred %.1f (%s)\n", bv.c_str(), best, got, to_string(c.family)); }
+    if (getenv("EXPLAIN") && s["label"].get<std::string>() == getenv("EXPLAIN")) printf("%s\n%s\n", c.to_string().c_str(), oc.explanation.tuning.c_str());
     if (got > 0) { lg += std::log(r); ++n; ok += r >= 0.9; }
     lga += std::log(ra); oka += ra >= 0.9;
   }
