@@ -9,8 +9,8 @@
 //   FATCL_TEST_PLATFORM, FATCL_TEST_NEEDS, FATCL_REQUIRE_RUNTIMES (test_runtime.hpp)
 //   FATCL_TEST_SIZES      "small": the slow runtimes' subset of forms and sizes
 //   FATCL_TEST_BUILDS     "slow": a runtime whose every build takes seconds
-//                         (PoCL from SPIR-V): the families forced point by
-//                         point build their first point of each precision only
+//                         (PoCL from SPIR-V): the rows family's test builds
+//                         its first point of each precision only
 //   FATCL_TEST_GEMM_VARIANTS  "all": also every variant of each precision's
 //                         family forced in turn (OverrideVariant), in the
 //                         tier FATCL_TEST_TIER where set; "cpu": those that

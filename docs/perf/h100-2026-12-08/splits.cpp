@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 #include "fatcl/matmul.hpp"
-int main(int argc, char** argv) {
+int main() {
   std::vector<cl::Platform> ps; cl::Platform::get(&ps);
   std::vector<cl::Device> ds; ps.at(0).getDevices(CL_DEVICE_TYPE_ALL, &ds);
   cl::Context ctx(ds[0]); cl::CommandQueue q(ctx, ds[0]);
@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
       "matmul_blocked_MWG64_NWG64_KWG16_MDIMC16_NDIMC16_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1",
       "matmul_blocked_MWG64_NWG64_KWG16_MDIMC8_NDIMC8_VWM4_VWN4_SA1_SB1_KWI2_PF1_FMA0_DB0_VWA1"};
   for (int automatic = 1; automatic >= 0; --automatic) {
-    for (const char* v : automatic ? vs : vs) {
+    for (const char* v : vs) {
       for (size_t s : {0, 1, 2, 3, 4, 6, 8, 12}) {
         if (automatic && (v != vs[0] || s != 0)) continue;
         fatcl::MatmulOptions o;
